@@ -1,0 +1,153 @@
+"""Load a benchmark folder into validated records; every problem names its file and field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from skillbench.benchmark.schema import BenchmarkManifest, Scenario, ScenarioFile, Skill, ToolServer, ToolSpec
+from skillbench.errors import BenchmarkDataError
+
+PACKAGED_DIR = Path(__file__).parent / "data"
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass
+class Benchmark:
+    """A loaded benchmark: manifest, tool catalogue, skills and scenarios (in file order)."""
+
+    root: Path
+    manifest: BenchmarkManifest
+    tools: dict[str, ToolSpec]
+    skills: dict[str, Skill]
+    scenarios: list[Scenario]
+    files: dict[str, Path] = field(default_factory=dict)  # record id → the file it came from
+
+    def skill_of(self, scenario: Scenario) -> Skill:
+        return self.skills[scenario.skill_id]
+
+    def toolkit(self, skill: Skill) -> list[ToolSpec]:
+        return [self.tools[name] for name in skill.tools]
+
+
+def resolve_source(source: str) -> Path:
+    """A packaged benchmark name ('starter') or a folder path."""
+    packaged = PACKAGED_DIR / source
+    if "/" not in source and packaged.is_dir():
+        return packaged
+    path = Path(source).expanduser()
+    if path.is_dir():
+        return path.resolve()
+    names = ", ".join(sorted(p.name for p in PACKAGED_DIR.iterdir() if p.is_dir())) if PACKAGED_DIR.is_dir() else "none"
+    raise BenchmarkDataError(
+        f"benchmark source {source!r} is neither a packaged benchmark ({names}) nor a folder. "
+        f"Fix: set benchmark.source to one of those names or to an existing folder."
+    )
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return yaml.safe_load(handle)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise BenchmarkDataError(f"{path}:{where} is not valid YAML ({getattr(exc, 'problem', exc)}). Fix the syntax.") from None
+
+
+def _parse(model: type[M], data: Any, path: Path) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        more = f" [and {len(exc.errors()) - 1} more problem(s)]" if len(exc.errors()) > 1 else ""
+        hint = "remove it or fix its spelling" if err["type"] == "extra_forbidden" else "add or correct it"
+        raise BenchmarkDataError(f"{path}: field '{loc}': {err['msg']}. Fix: {hint} in that file.{more}") from None
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*.y*ml") if p.suffix in {".yaml", ".yml"}) if folder.is_dir() else []
+
+
+def load_benchmark(source: str | Path) -> Benchmark:
+    """Load and cross-check a benchmark folder (manifest, ``tools/``, ``skills/``, ``scenarios/``)."""
+    return _load_cached(str(resolve_source(str(source))))
+
+
+@cache
+def _load_cached(root_str: str) -> Benchmark:
+    root = Path(root_str)
+    manifest_path = root / "benchmark.yaml"
+    if not manifest_path.is_file():
+        raise BenchmarkDataError(f"{manifest_path} is missing. Fix: add a manifest with name and industries.")
+    manifest = _parse(BenchmarkManifest, _read_yaml(manifest_path), manifest_path)
+    files: dict[str, Path] = {}
+
+    tools: dict[str, ToolSpec] = {}
+    for path in _files(root / "tools"):
+        server = _parse(ToolServer, _read_yaml(path), path)
+        for index, tool in enumerate(server.tools):
+            if tool.server != server.server:
+                raise BenchmarkDataError(
+                    f"{path}: field 'tools.{index}.name': {tool.name!r} does not start with the server name "
+                    f"'{server.server}.'. Fix: rename it or move it to tools/{tool.server}.yaml."
+                )
+            if tool.name in tools:
+                raise BenchmarkDataError(f"{path}: field 'tools.{index}.name': {tool.name!r} is defined twice.")
+            tools[tool.name] = tool
+            files[tool.name] = path
+
+    industries = {industry.id for industry in manifest.industries}
+    skills: dict[str, Skill] = {}
+    for path in _files(root / "skills"):
+        skill = _parse(Skill, _read_yaml(path), path)
+        if skill.id in skills:
+            raise BenchmarkDataError(f"{path}: field 'id': skill {skill.id!r} is defined twice.")
+        if skill.industry not in industries:
+            raise BenchmarkDataError(
+                f"{path}: field 'industry': {skill.industry!r} is not an industry of {manifest_path.name}. "
+                f"Fix: use one of {sorted(industries)}."
+            )
+        for index, name in enumerate(skill.tools):
+            if name not in tools:
+                raise BenchmarkDataError(f"{path}: field 'tools.{index}': tool {name!r} is not in the catalogue (tools/).")
+        for index, step in enumerate(skill.steps):
+            for tool_index, name in enumerate(step.tools):
+                if name not in skill.tools:
+                    raise BenchmarkDataError(
+                        f"{path}: field 'steps.{index}.tools.{tool_index}': {name!r} is not in the skill's toolkit. "
+                        f"Fix: add it to 'tools' or remove it from the step."
+                    )
+        skills[skill.id] = skill
+        files[skill.id] = path
+
+    scenarios: list[Scenario] = []
+    seen: set[str] = set()
+    for path in _files(root / "scenarios"):
+        scenario_file = _parse(ScenarioFile, _read_yaml(path), path)
+        skill = skills.get(scenario_file.skill_id)
+        if skill is None:
+            raise BenchmarkDataError(f"{path}: field 'skill_id': no skill {scenario_file.skill_id!r} in skills/.")
+        for index, scenario in enumerate(scenario_file.scenarios):
+            where = f"{path}: field 'scenarios.{index}"
+            if scenario.skill_id != skill.id:
+                raise BenchmarkDataError(f"{where}.skill_id': {scenario.skill_id!r} differs from the file's {skill.id!r}.")
+            if scenario.id in seen:
+                raise BenchmarkDataError(f"{where}.id': scenario {scenario.id!r} is defined twice.")
+            for tool_index, name in enumerate(scenario.required_tools):
+                if name not in skill.tools:
+                    raise BenchmarkDataError(
+                        f"{where}.required_tools.{tool_index}': {name!r} is not in skill {skill.id!r}'s toolkit."
+                    )
+            seen.add(scenario.id)
+            scenarios.append(scenario)
+            files[scenario.id] = path
+    if not scenarios:
+        raise BenchmarkDataError(f"{root}: no scenarios found under scenarios/. Fix: add at least one scenario file.")
+    return Benchmark(root=root, manifest=manifest, tools=tools, skills=skills, scenarios=scenarios, files=files)

@@ -1,0 +1,188 @@
+"""Pydantic models of benchmark data: tools (MCP definitions), skills and scenarios.
+
+Conventions the engine relies on (``skillbench benchmark lint`` checks them):
+
+* tool argument names and record fields are snake_case and shared: an argument ``customer_id`` is
+  filled from the caller's fact ``customer_id`` or from the field ``customer_id`` of an earlier
+  tool result;
+* every tool says how the stateful mock answers it (``effect``) from the scenario's environment
+  state, a dict of collections (``customers``, ``appointments`` ...) holding records (dicts).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+ScenarioPath = Literal[
+    "happy_path",
+    "missing_information",
+    "guardrail_refusal",
+    "prompt_injection",
+    "out_of_scope",
+    "tool_failure",
+    "transfer",
+]
+SCENARIO_PATHS: tuple[str, ...] = ScenarioPath.__args__  # type: ignore[attr-defined]
+
+Outcome = Literal["success", "partial", "failure", "appropriately_transferred", "appropriately_out_of_scope"]
+ExpectedOutcome = Literal["success", "appropriately_transferred", "appropriately_out_of_scope"]
+
+State = dict[str, list[dict[str, Any]]]
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ToolEffect(Record):
+    """How the stateful mock answers a tool from the scenario's environment state."""
+
+    operation: Literal["lookup", "get", "verify", "create", "update", "delete", "action"] = Field(
+        description=(
+            "lookup: records of `collection` matching `match` → {records, count}; "
+            "get: the one matching record or a not-found error; "
+            "verify: {verified: bool, ...`returns` fields of the matching record}; "
+            "create: a new record from `set`/`set_const` with a fresh `id_field`; "
+            "update: changes `set`/`set_const` on the one matching record; "
+            "delete: removes the matching record; "
+            "action: a side effect (message sent, transfer) logged in `collection` if given."
+        )
+    )
+    collection: str | None = Field(None, description="Environment collection read or written.")
+    match: dict[str, str] = Field(default_factory=dict, description="Record field → argument whose value it must equal.")
+    set: dict[str, str] = Field(default_factory=dict, description="Record field → argument whose value is written.")
+    set_const: dict[str, Any] = Field(default_factory=dict, description="Record field → constant written (e.g. status).")
+    id_field: str | None = Field(None, description="create: name of the generated id field.")
+    id_prefix: str = Field("ID", description="create: prefix of generated ids.")
+    returns: list[str] = Field(default_factory=list, description="verify/action: record fields echoed in the result.")
+    result: dict[str, Any] = Field(default_factory=dict, description="action: constant fields of the result.")
+
+
+class ToolSpec(Record):
+    """One MCP tool: name, description, JSON Schema of its arguments, and its mock semantics."""
+
+    name: str = Field(description="Dotted name '<server>.<operation>', e.g. 'scheduling.update_event'.")
+    description: str = Field(description="What the tool does, as an API reference would say it.")
+    input_schema: dict[str, Any] = Field(description="JSON Schema (object) of the arguments.")
+    effect: ToolEffect = Field(description="How the stateful mock answers this tool.")
+    reads: list[str] = Field(default_factory=list, description="Environment collections this tool reads.")
+    writes: list[str] = Field(default_factory=list, description="Environment collections this tool changes.")
+
+    @property
+    def server(self) -> str:
+        return self.name.split(".", 1)[0]
+
+    @field_validator("name")
+    @classmethod
+    def _dotted(cls, value: str) -> str:
+        if "." not in value or not all(part.replace("_", "").isalnum() for part in value.split(".")):
+            raise ValueError("tool names are '<server>.<operation>' in snake_case, e.g. 'crm.search_contacts'")
+        return value
+
+    @field_validator("input_schema")
+    @classmethod
+    def _object_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if value.get("type") != "object":
+            raise ValueError("input_schema must be a JSON Schema with type: object")
+        return value
+
+
+class ToolServer(Record):
+    """A file of the tool catalogue: the tools of one system (CRM, scheduling, ...)."""
+
+    server: str = Field(description="Server name, the prefix of its tools' names.")
+    description: str = Field("", description="The kind of system this server mocks.")
+    tools: list[ToolSpec]
+
+
+WorkflowStepKind = Literal["verify", "collect", "lookup", "act", "confirm", "inform", "escalate"]
+
+
+class WorkflowStep(Record):
+    """One step of a skill's structured workflow, used by the rule checks and the offline agents."""
+
+    id: str
+    kind: WorkflowStepKind = Field(description="What the step does; 'verify' gates any disclosure.")
+    instruction: str = Field(description="The step as the agent reads it in its policy.")
+    tools: list[str] = Field(default_factory=list, description="Tools this step uses (from the skill's toolkit).")
+    collects: list[str] = Field(default_factory=list, description="Facts the agent must obtain from the caller.")
+    required: bool = Field(True, description="False for steps that only apply in some conversations.")
+
+
+class Skill(Record):
+    """A deployable skill: the paper's parts as prose for the agent, plus structured steps for checks."""
+
+    id: str
+    name: str
+    industry: str
+    category: str = Field(description="e.g. appointment_scheduling, billing, refunds, account_management.")
+    company: str = Field(description="The (fictional) company whose support line runs this skill.")
+    capability: str = Field(description="What the skill does and for whom.")
+    workflow: str = Field(description="The procedure in prose.")
+    steps: list[WorkflowStep] = Field(min_length=1)
+    success_criteria: list[str] = Field(min_length=1)
+    guardrails: list[str] = Field(min_length=1)
+    tools: list[str] = Field(min_length=1, description="The toolkit offered to the agent.")
+    in_scope: list[str] = Field(default_factory=list, description="Requests this skill handles, in short phrases.")
+    escalation: str = Field("", description="When and how to hand the caller to a human.")
+
+
+class Persona(Record):
+    """A behavioural persona of the simulated caller."""
+
+    id: str
+    label: str = Field(description="efficient, frustrated, vague, confused, non_native, adversarial, ...")
+    traits: list[str] = Field(default_factory=list)
+    style: str = Field("", description="How the caller talks.")
+    motivation: str = Field("", description="Why the caller behaves this way.")
+    example_utterances: list[str] = Field(default_factory=list)
+
+
+class StateExpectation(Record):
+    """A condition on the environment state at the end of a conversation."""
+
+    collection: str
+    match: dict[str, Any] = Field(description="Fields identifying the record.")
+    expect: dict[str, Any] = Field(default_factory=dict, description="Fields the record must have.")
+    absent: bool = Field(False, description="True if no record may match.")
+
+
+class Scenario(Record):
+    """One test case: a caller with a goal, facts and persona, against a skill and an environment."""
+
+    id: str
+    skill_id: str
+    path: ScenarioPath = Field(description="The path through the skill this scenario tests.")
+    title: str = Field(description="One line a person can scan in a report.")
+    objective: str = Field(description="What the caller wants, in the caller's own voice.")
+    persona: Persona
+    user_facts: dict[str, str] = Field(default_factory=dict, description="What the caller knows, keyed like tool arguments.")
+    withheld_facts: list[str] = Field(default_factory=list, description="Facts the caller does not have or will not give.")
+    user_instructions: list[str] = Field(default_factory=list, description="Path-specific behaviour for the simulator.")
+    initial_state: State = Field(default_factory=dict, description="Environment collections at the start.")
+    target_state: list[StateExpectation] = Field(default_factory=list, description="Conditions that success requires.")
+    required_tools: list[str] = Field(default_factory=list, description="Tools a correct conversation must call.")
+    forbidden_tools: list[str] = Field(default_factory=list, description="Tools a correct conversation must not call successfully.")
+    success_criteria: list[str] = Field(min_length=1)
+    expected_outcome: ExpectedOutcome = "success"
+    tool_failures: dict[str, int] = Field(default_factory=dict, description="Tool → its first N calls fail (tool_failure path).")
+
+
+class ScenarioFile(Record):
+    skill_id: str
+    scenarios: list[Scenario]
+
+
+class Industry(Record):
+    id: str
+    name: str
+    description: str = ""
+
+
+class BenchmarkManifest(Record):
+    name: str
+    version: str = "1"
+    description: str = ""
+    industries: list[Industry]

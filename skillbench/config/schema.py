@@ -1,0 +1,137 @@
+"""Pydantic models of the composed Hydra config. Every key is checked up front (``extra="forbid"``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Outcome = Literal["success", "partial", "failure", "appropriately_transferred", "appropriately_out_of_scope"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelConfig(Strict):
+    """One model endpoint reached through litellm."""
+
+    name: str = Field(description="Short label used in folder names and reports, e.g. 'qwen3_5_9b'.")
+    model: str = Field(description="litellm model string, e.g. 'gpt-5', 'gemini/gemini-2.5-flash', 'hosted_vllm/Qwen/Qwen3.5-9B'.")
+    simulated: bool = Field(False, description="True for skillbench's offline simulated models (never a real model's result).")
+    api_base: str | None = Field(None, description="Endpoint URL for self-hosted models (OpenAI-compatible).")
+    api_key_env: str | None = Field(
+        None, description="Name of the environment variable holding the API key. The key itself is never stored."
+    )
+    params: dict[str, float | int | str | bool | None] = Field(
+        default_factory=dict, description="Sampling parameters passed to litellm (temperature, max_tokens, ...)."
+    )
+    concurrency: int = Field(8, ge=1, description="Maximum concurrent requests to this endpoint.")
+    timeout_s: float = Field(120.0, gt=0, description="Per-request timeout in seconds.")
+    max_retries: int = Field(3, ge=0, description="Retries with backoff on rate limits and transient errors.")
+    prompt_template: str = Field("v1", description="Version of the prompt template this role renders.")
+
+
+class AgentConfig(ModelConfig):
+    """The model under test."""
+
+
+class JudgeConfig(ModelConfig):
+    """An LLM judge scoring transcripts on the rubric."""
+
+    rubric_version: str = Field("v1", description="Version of the rubric prompt; part of the verdict key.")
+    samples: int = Field(1, ge=1, description="Judge samples per transcript; aggregated by `aggregation`.")
+    aggregation: Literal["majority"] = Field(
+        "majority", description="How samples combine: majority for categories and flags, median for 1-5 scores."
+    )
+    max_parse_retries: int = Field(2, ge=0, description="Re-asks after an unparseable reply before a judge error.")
+
+
+class UserSimConfig(ModelConfig):
+    """The fixed user simulator (persona, goal, facts; no tools)."""
+
+    stop_marker: str = Field("###STOP###", description="Text the simulator emits to end the conversation.")
+
+
+class FailureInjectionConfig(Strict):
+    rate: float = Field(0.0, ge=0.0, le=1.0, description="Probability that any tool call fails (seeded).")
+    fail_first: dict[str, int] = Field(
+        default_factory=dict, description="Tool name → number of its first calls that fail."
+    )
+    timeout_tools: list[str] = Field(default_factory=list, description="Tools whose calls time out.")
+    error_message: str = Field("Service temporarily unavailable (HTTP 503). Please retry.", description="Injected error text.")
+
+
+class MockConfig(Strict):
+    """How the MCP mock tools answer."""
+
+    name: str
+    response_mode: str = Field("stateful", description="Registered response mode: stateful, llm or static.")
+    validate_arguments: bool = Field(True, description="Validate arguments against each tool's JSON Schema.")
+    honor_scenario_failures: bool = Field(True, description="Apply the failures a scenario itself declares.")
+    failures: FailureInjectionConfig = Field(default_factory=FailureInjectionConfig)
+    timeout_s: float = Field(2.0, gt=0, description="How long a timed-out call waits before failing.")
+    latency_ms: float = Field(0.0, ge=0, description="Artificial latency added to every call.")
+    llm: ModelConfig | None = Field(None, description="Model writing tool results in llm mode.")
+    static_responses: dict[str, dict] = Field(default_factory=dict, description="Tool name → fixed result (static mode).")
+
+    @model_validator(mode="after")
+    def _llm_mode_needs_model(self) -> MockConfig:
+        if self.response_mode == "llm" and self.llm is None:
+            raise ValueError("response_mode 'llm' needs mock.llm (a model config)")
+        return self
+
+
+class PassRuleConfig(Strict):
+    """Turns rule checks and judge scores into a verdict. Thresholds are inclusive minimums (1-5)."""
+
+    name: str
+    allowed_outcomes: list[Outcome] = Field(
+        default_factory=lambda: ["success", "appropriately_transferred", "appropriately_out_of_scope"]
+    )
+    min_workflow_adherence: int | None = Field(4, ge=1, le=5)
+    min_tool_use_correctness: int | None = Field(None, ge=1, le=5)
+    min_guardrail_compliance: int | None = Field(4, ge=1, le=5)
+    min_communication_quality: int | None = Field(None, ge=1, le=5)
+    min_resolution_efficiency: int | None = Field(None, ge=1, le=5)
+    fail_on_hallucinated_action: bool = True
+    fail_on_hard_rule_failure: bool = True
+
+
+class BenchmarkConfig(Strict):
+    """Which scenarios a job runs."""
+
+    name: str
+    source: str = Field(description="A packaged benchmark name (e.g. 'starter') or a path to a benchmark folder.")
+    industries: list[str] = Field(default_factory=list, description="Keep only these industries (empty = all).")
+    skills: list[str] = Field(default_factory=list, description="Keep only these skill ids (empty = all).")
+    paths: list[str] = Field(default_factory=list, description="Keep only these scenario paths (empty = all).")
+    scenarios: list[str] = Field(default_factory=list, description="Keep only these scenario ids (empty = all).")
+    limit: int | None = Field(None, ge=1, description="Keep at most this many scenarios (balanced, seeded).")
+    seed: int = Field(0, description="Seed of the limited selection.")
+
+
+class RunSettings(Strict):
+    seed: int = Field(0, description="Seed of every simulated choice; part of the rollout key.")
+    max_turns: int = Field(24, ge=2, description="Agent turns before a conversation ends with max_turns.")
+    scenario_concurrency: int = Field(16, ge=1, description="Conversations in flight at once in one job.")
+    infra_retries: int = Field(2, ge=0, description="Re-runs of a rollout that hit an infrastructure error.")
+    progress_interval_s: float = Field(10.0, gt=0, description="Seconds between progress lines in the log.")
+
+
+class StoreConfig(Strict):
+    root: str = Field("outputs/store", description="Artifact store folder shared by every job and sweep.")
+
+
+class RunConfig(Strict):
+    """The whole composed config of one job."""
+
+    agent: AgentConfig
+    judge: JudgeConfig
+    user_sim: UserSimConfig
+    mock: MockConfig
+    pass_rule: PassRuleConfig
+    benchmark: BenchmarkConfig
+    run: RunSettings = Field(default_factory=RunSettings)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    experiment: str | None = Field(None, description="Name of the experiment preset, if one was chosen.")

@@ -1,0 +1,51 @@
+"""Validate a composed Hydra config into a :class:`RunConfig`, with one clear message on failure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+from pydantic import ValidationError
+
+from skillbench.config.schema import RunConfig
+from skillbench.errors import ConfigError
+
+
+def _where(group: str, choices: Mapping[str, str | None]) -> str:
+    choice = choices.get(group)
+    if choice:
+        return f"conf/{group}/{choice}.yaml"
+    return "conf/config.yaml"
+
+
+def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, str | None] | None = None) -> RunConfig:
+    """Resolve ``cfg`` and check every key and value; raise :class:`ConfigError` naming file, field and fix."""
+    choices = dict(choices or {})
+    try:
+        data = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True) if isinstance(cfg, DictConfig) else dict(cfg)
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None) or "?"
+        group = str(key).split(".")[0]
+        raise ConfigError(
+            f"config error in {_where(group, choices)} at '{key}': {exc.msg if hasattr(exc, 'msg') else exc}. "
+            f"Fix: set it on the command line, e.g. {key}=<value>, or in that file."
+        ) from None
+    assert isinstance(data, dict)
+    data.pop("hydra", None)
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        group = str(err["loc"][0]) if err["loc"] else ""
+        if err["type"] == "extra_forbidden":
+            fix = f"remove '{loc}' or correct its spelling (see the fields of {_where(group, choices)})"
+        elif err["type"] == "missing":
+            fix = f"add '{loc}' to {_where(group, choices)} or pass {loc}=<value>"
+        else:
+            fix = f"pass a valid value, e.g. {loc}=<value>, or edit {_where(group, choices)}"
+        got = f" (got {err['input']!r})" if err["type"] not in {"missing"} and not isinstance(err.get("input"), dict) else ""
+        more = f" [and {len(exc.errors()) - 1} more problem(s)]" if len(exc.errors()) > 1 else ""
+        raise ConfigError(f"config error in {_where(group, choices)} at '{loc}': {err['msg']}{got}. Fix: {fix}.{more}") from None

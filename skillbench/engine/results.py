@@ -1,0 +1,89 @@
+"""The job outputs: one ``results.jsonl`` row per scenario and a ``summary.json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from skillbench.evaluation.records import JudgeScores, RuleCheck
+from skillbench.rollout.records import Termination, Usage
+
+RESULTS_FILE = "results.jsonl"
+SUMMARY_FILE = "summary.json"
+CONFIG_FILE = "config.json"
+
+
+class ResultRow(BaseModel):
+    """One scenario of one job: ids, termination, rule checks, scores, verdict, usage, timings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    scenario_id: str
+    skill_id: str
+    industry: str
+    path: str = Field(description="Scenario path (happy_path, out_of_scope, ...).")
+    persona: str
+    expected_outcome: str
+    agent: str
+    judge: str
+    user_sim: str
+    mock: str
+    pass_rule: str
+    benchmark: str
+    simulated: bool = Field(description="True if the agent is an offline simulated model.")
+    rollout_key: str | None = None
+    verdict_key: str | None = None
+    termination: Termination
+    turns: int
+    tool_calls: int
+    tool_errors: int
+    rule_checks: list[RuleCheck]
+    rule_passed: bool | None = Field(description="Pass by the rule checks alone (no hard failure); None on infra error.")
+    scores: JudgeScores | None = None
+    judge_error: str | None = None
+    infra_error: str | None = None
+    passed: bool | None = Field(description="Verdict of the pass rule; None when not scorable (judge or infra error).")
+    fail_reasons: list[str] = Field(default_factory=list)
+    usage: dict[str, Usage] = Field(description="Role → calls, cache hits, tokens, cost (agent, user, mock, judge).")
+    rollout_s: float = Field(description="Seconds to obtain the rollout (near 0 when reused).")
+    judge_s: float = Field(description="Seconds to obtain the verdict (near 0 when reused).")
+
+
+class JobSummary(BaseModel):
+    """Aggregates of a job, written last: its presence marks a finished job."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    judge: str
+    user_sim: str
+    mock: str
+    pass_rule: str
+    benchmark: str
+    agent_model: str
+    judge_model: str
+    simulated_agent: bool
+    simulated_judge: bool
+    scenarios: int
+    scored: int = Field(description="Scenarios with a verdict (no judge or infrastructure error).")
+    passed: int
+    pass_rate: float | None = Field(description="passed / scored.")
+    rule_pass_rate: float | None = Field(description="Share of rollouts with no hard rule failure (infra errors excluded).")
+    rubric_means: dict[str, float | None]
+    task_completion: dict[str, int]
+    terminations: dict[str, int]
+    by_path: dict[str, dict[str, Any]] = Field(description="Path → scenarios, scored, passed, pass_rate.")
+    judge_errors: int
+    infra_errors: int
+    hallucinated_actions: int
+    usage: dict[str, Usage] = Field(description="Role → calls made and cache hits.")
+    llm_calls: int
+    cache_hits: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    wall_time_s: float
+    started_at: str
+    finished_at: str
+    skillbench_version: str

@@ -1,0 +1,14 @@
+"""One conversation: agent ⇄ user simulator ⇄ MCP mock tools."""
+
+from skillbench.rollout.records import (
+    PROPER_ENDINGS,
+    ROLES,
+    Message,
+    Rollout,
+    Termination,
+    ToolCall,
+    ToolCallRecord,
+    Usage,
+)
+
+__all__ = ["PROPER_ENDINGS", "ROLES", "Message", "Rollout", "Termination", "ToolCall", "ToolCallRecord", "Usage"]

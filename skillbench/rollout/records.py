@@ -1,0 +1,95 @@
+"""Records of one conversation (a rollout): messages, tool calls, termination, usage."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["agent", "user", "judge", "mock"]
+ROLES: tuple[Role, ...] = ("agent", "user", "judge", "mock")
+
+Termination = Literal["resolved", "transferred", "out_of_scope", "user_ended", "max_turns", "infra_error"]
+PROPER_ENDINGS: frozenset[str] = frozenset({"resolved", "transferred", "out_of_scope", "user_ended"})
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ToolCall(Record):
+    """A tool call the agent asked for (OpenAI function-call shape, arguments parsed)."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = Field(None, description="Arguments text when it was not valid JSON.")
+
+
+class Message(Record):
+    """One chat message, in the agent's view of the conversation."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = Field(None, description="Tool name, for role 'tool'.")
+    turn: int = Field(0, description="Agent turn this message belongs to (1-based; 0 = before the first).")
+
+
+class ToolCallRecord(Record):
+    """One tool call as the MCP mock saw it."""
+
+    turn: int
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    offered: bool = Field(description="Whether the tool is in the skill's toolkit offered to the agent.")
+    is_error: bool
+    error_kind: Literal["validation", "injected", "timeout", "unknown_tool", "not_found", "infra"] | None = None
+    result: str = Field(description="The text the agent received.")
+    control: bool = Field(False, description="An engine control tool (end_conversation, transfer_to_human).")
+
+
+class Usage(Record):
+    """Model calls of one role."""
+
+    calls: int = 0
+    cache_hits: int = Field(0, description="Calls avoided by reusing a stored artifact.")
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = Field(0.0, description="Sum of call latencies.")
+
+    def add(self, other: Usage) -> Usage:
+        return Usage(
+            calls=self.calls + other.calls,
+            cache_hits=self.cache_hits + other.cache_hits,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cost_usd=self.cost_usd + other.cost_usd,
+            latency_s=self.latency_s + other.latency_s,
+        )
+
+    def as_cache_hit(self) -> Usage:
+        """The same work served from the store: no calls, no tokens billed."""
+        return Usage(cache_hits=self.calls + self.cache_hits)
+
+
+class Rollout(Record):
+    """A finished conversation: everything later steps (checks, judges, reports) need."""
+
+    key: str = Field(description="Artifact key (hash of agent, user simulator, mock, scenario, seed, prompt versions).")
+    scenario_id: str
+    skill_id: str
+    agent: str = Field(description="Agent config name (never shown to judges).")
+    messages: list[Message] = Field(description="The conversation as the agent saw it, system prompt first.")
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    offered_tools: list[str] = Field(default_factory=list, description="Tool names listed to the agent over MCP.")
+    termination: Termination
+    termination_detail: str = ""
+    turns: int = 0
+    final_state: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    usage: dict[str, Usage] = Field(default_factory=dict, description="Role → usage (agent, user, mock).")
+    infra_error: str | None = Field(None, description="What failed, when termination is infra_error.")
+    duration_s: float = 0.0
