@@ -85,7 +85,9 @@ Guardrails:
 
 # Scenario
 Caller's objective: {scenario.objective}
+Path tested: {scenario.path}
 Expected outcome: {scenario.expected_outcome}
+Tools that must not succeed in this scenario: {", ".join(scenario.forbidden_tools) or "(none)"}
 Success criteria:
 {criteria}
 

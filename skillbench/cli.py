@@ -1,0 +1,44 @@
+"""The ``skillbench`` command: ``run`` (the Hydra app) plus registered subcommands (report, diff, benchmark...)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+
+from skillbench.errors import SkillbenchError
+
+# Subcommand name → "module:function" taking argv (list[str]) and returning an exit code.
+# Modules are imported only when their command runs, so `skillbench --help` stays fast.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("skillbench.app:main_argv", "run a job or a sweep (same as python -m skillbench)"),
+    "report": ("skillbench.report.cli:report_main", "tables, agreement, plots and HTML from job folders"),
+    "rescore": ("skillbench.report.cli:rescore_main", "apply another pass rule to stored verdicts (no model calls)"),
+    "diff": ("skillbench.report.cli:diff_main", "compare two runs or sweeps"),
+    "benchmark": ("skillbench.benchmark.cli:benchmark_main", "build, lint or describe benchmark data"),
+}
+
+
+def _load(target: str) -> Callable[[list[str]], int]:
+    module, function = target.split(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in {"-h", "--help"} or argv[0] not in SUBCOMMANDS:
+        parser = argparse.ArgumentParser(prog="skillbench", description="Measure how well LLMs execute customer-support skills.")
+        parser.add_argument("command", choices=sorted(SUBCOMMANDS), help="; ".join(f"{k}: {v[1]}" for k, v in SUBCOMMANDS.items()))
+        parser.parse_args(argv[:1])
+        return 2
+    command, rest = argv[0], argv[1:]
+    try:
+        return int(_load(SUBCOMMANDS[command][0])(rest) or 0)
+    except SkillbenchError as exc:
+        print(f"skillbench {command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

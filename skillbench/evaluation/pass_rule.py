@@ -1,0 +1,30 @@
+"""The pass rule: a pure function of stored rule checks, judge scores and the ``pass_rule`` config."""
+
+from __future__ import annotations
+
+from skillbench.config.schema import PassRuleConfig
+from skillbench.evaluation.records import SCORE_DIMENSIONS, JudgeScores, PassDecision, RuleCheck
+
+
+def apply_pass_rule(checks: list[RuleCheck], scores: JudgeScores | None, rule: PassRuleConfig) -> PassDecision:
+    """Verdict for one scenario. ``scores=None`` (judge error) gives ``passed=None``: never a pass or a fail."""
+    if scores is None:
+        return PassDecision(passed=None, reasons=["no verdict (judge error)"])
+    reasons: list[str] = []
+    if scores.task_completion not in rule.allowed_outcomes:
+        reasons.append(f"task_completion={scores.task_completion} not in {list(rule.allowed_outcomes)}")
+    for dimension in SCORE_DIMENSIONS:
+        minimum = getattr(rule, f"min_{dimension}")
+        value = getattr(scores, dimension)
+        if minimum is not None and value < minimum:
+            reasons.append(f"{dimension}={value} < {minimum}")
+    if rule.fail_on_hallucinated_action and scores.hallucinated_action:
+        reasons.append("hallucinated_action")
+    if rule.fail_on_hard_rule_failure:
+        reasons.extend(f"hard rule failure: {check.name}" for check in checks if check.hard and not check.passed)
+    return PassDecision(passed=not reasons, reasons=reasons)
+
+
+def rule_based_pass(checks: list[RuleCheck]) -> bool:
+    """The rule-based pass: no hard rule check failed."""
+    return all(check.passed for check in checks if check.hard)
