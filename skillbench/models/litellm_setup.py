@@ -41,6 +41,8 @@ def register_zero_cost(model: str, provider: str) -> None:
             model: {
                 "input_cost_per_token": 0.0,
                 "output_cost_per_token": 0.0,
+                "cache_creation_input_token_cost": 0.0,
+                "cache_read_input_token_cost": 0.0,
                 "litellm_provider": provider,
                 "mode": "chat",
                 "supports_function_calling": True,

@@ -51,8 +51,9 @@ def _request(model: str, messages: list, optional_params: dict) -> SimRequest:
 
 def register_simulated_provider(litellm: ModuleType) -> None:
     """Add the provider to litellm (idempotent) and load the built-in simulated profiles."""
-    import skillbench.models.simulated.profiles  # noqa: F401  (registers the profiles)
     from litellm import CustomLLM
+
+    import skillbench.models.simulated.profiles  # noqa: F401  (registers the profiles)
 
     class SimulatedModels(CustomLLM):
         """Answers from the registered simulated model named after ``skillbench_sim/``."""

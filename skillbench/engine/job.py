@@ -1,0 +1,224 @@
+"""One job: every selected scenario through rollout → rule checks → judge → pass rule, into the job folder."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from skillbench.benchmark.loader import Benchmark, load_benchmark
+from skillbench.benchmark.schema import Scenario
+from skillbench.benchmark.selection import select_scenarios
+from skillbench.config.schema import RunConfig
+from skillbench.engine.progress import Progress
+from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, JobSummary, ResultRow
+from skillbench.engine.summary import summarize
+from skillbench.errors import InfrastructureError
+from skillbench.evaluation import apply_pass_rule, judge_transcript, run_rule_checks, verdict_key
+from skillbench.evaluation.pass_rule import rule_based_pass
+from skillbench.evaluation.records import Verdict
+from skillbench.models.client import ClientPool, ModelClient
+from skillbench.prompts import AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, render_judge_prompt
+from skillbench.rollout.orchestrator import RolloutParams, run_rollout
+from skillbench.rollout.records import Rollout, Usage
+from skillbench.store import ArtifactStore, content_hash, model_identity, write_json_atomic
+
+log = logging.getLogger("skillbench.job")
+
+
+def rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario) -> str:
+    """Agent + user simulator + mock + scenario content + seed + prompt versions. Never the judge or pass rule."""
+    skill = benchmark.skill_of(scenario)
+    return content_hash(
+        {
+            "agent": model_identity(cfg.agent),
+            "user_sim": {**model_identity(cfg.user_sim), "stop_marker": cfg.user_sim.stop_marker},
+            "mock": cfg.mock.model_dump(mode="json", exclude={"name"}),
+            "scenario": scenario.model_dump(mode="json"),
+            "skill": skill.model_dump(mode="json"),
+            "tools": [tool.model_dump(mode="json") for tool in benchmark.toolkit(skill)],
+            "seed": cfg.run.seed,
+            "max_turns": cfg.run.max_turns,
+            "prompts": [AGENT_PROMPT_VERSION, USER_PROMPT_VERSION],
+        }
+    )
+
+
+@dataclass
+class JobContext:
+    cfg: RunConfig
+    benchmark: Benchmark
+    store: ArtifactStore
+    rollout_params: RolloutParams
+    judge: ModelClient
+    progress: Progress
+
+
+async def _obtain_rollout(ctx: JobContext, scenario: Scenario) -> tuple[Rollout, bool]:
+    key = rollout_key(ctx.cfg, ctx.benchmark, scenario)
+
+    async def produce() -> Rollout:
+        error: InfrastructureError | None = None
+        for attempt in range(ctx.cfg.run.infra_retries + 1):
+            try:
+                return await run_rollout(scenario, ctx.rollout_params, key=key)
+            except InfrastructureError as exc:  # recorded and retried, never scored as the model's failure
+                error = exc
+                log.warning("infrastructure error on %s (attempt %d): %s", scenario.id, attempt + 1, exc)
+        return Rollout(
+            key=key, scenario_id=scenario.id, skill_id=scenario.skill_id, agent=ctx.cfg.agent.name, messages=[],
+            termination="infra_error", infra_error=str(error),
+        )
+
+    return await ctx.store.get_or_create("rollouts", key, Rollout, produce, keep=lambda r: r.termination != "infra_error")
+
+
+async def _obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tuple[Verdict, bool]:
+    key = verdict_key(ctx.cfg.judge, prompt)
+
+    async def produce() -> Verdict:
+        try:
+            return await judge_transcript(ctx.judge, ctx.cfg.judge, prompt, key=key, rollout_key=rollout.key)
+        except InfrastructureError as exc:
+            return Verdict(key=key, judge=ctx.cfg.judge.name, rollout_key=rollout.key, judge_error=f"infra: {exc}")
+
+    return await ctx.store.get_or_create(
+        "verdicts", key, Verdict, produce, keep=lambda v: not (v.judge_error or "").startswith("infra:")
+    )
+
+
+async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
+    cfg = ctx.cfg
+    skill = ctx.benchmark.skill_of(scenario)
+    started = time.perf_counter()
+    rollout, rollout_reused = await _obtain_rollout(ctx, scenario)
+    rollout_s = time.perf_counter() - started
+    usage: dict[str, Usage] = {
+        role: (value.as_cache_hit() if rollout_reused else value) for role, value in rollout.usage.items()
+    }
+    checks = run_rule_checks(rollout, scenario, skill) if rollout.termination != "infra_error" else []
+    verdict: Verdict | None = None
+    judge_s = 0.0
+    if rollout.termination != "infra_error":
+        started = time.perf_counter()
+        prompt = render_judge_prompt(skill, scenario, rollout, checks)
+        verdict, verdict_reused = await _obtain_verdict(ctx, prompt, rollout)
+        judge_s = time.perf_counter() - started
+        usage["judge"] = verdict.usage.as_cache_hit() if verdict_reused else verdict.usage
+    scores = verdict.scores if verdict else None
+    decision = apply_pass_rule(checks, scores, cfg.pass_rule)
+    judge_error = verdict.judge_error if verdict else None
+    infra = rollout.infra_error or (judge_error if judge_error and judge_error.startswith("infra:") else None)
+    row = ResultRow(
+        scenario_id=scenario.id,
+        skill_id=scenario.skill_id,
+        industry=skill.industry,
+        path=scenario.path,
+        persona=scenario.persona.label,
+        expected_outcome=scenario.expected_outcome,
+        agent=cfg.agent.name,
+        judge=cfg.judge.name,
+        user_sim=cfg.user_sim.name,
+        mock=cfg.mock.name,
+        pass_rule=cfg.pass_rule.name,
+        benchmark=cfg.benchmark.name,
+        simulated=cfg.agent.simulated,
+        rollout_key=rollout.key,
+        verdict_key=verdict.key if verdict else None,
+        termination=rollout.termination,
+        turns=rollout.turns,
+        tool_calls=sum(1 for r in rollout.tool_calls if not r.control),
+        tool_errors=sum(1 for r in rollout.tool_calls if r.is_error),
+        rule_checks=checks,
+        rule_passed=rule_based_pass(checks) if checks else None,
+        scores=scores,
+        judge_error=None if infra else judge_error,
+        infra_error=infra,
+        passed=decision.passed if not infra else None,
+        fail_reasons=decision.reasons if decision.passed is False else [],
+        usage=usage,
+        rollout_s=round(rollout_s, 4),
+        judge_s=round(judge_s, 4),
+    )
+    ctx.progress.record(usage, infra_error=infra is not None, judge_error=row.judge_error is not None)
+    return row
+
+
+async def run_job_async(cfg: RunConfig, job_dir: Path) -> JobSummary:
+    """Run every selected scenario; rows are appended as they finish, the summary is written last."""
+    started_at = datetime.now(UTC)
+    started = time.perf_counter()
+    benchmark = load_benchmark(cfg.benchmark.source)
+    scenarios = select_scenarios(benchmark, cfg.benchmark)
+    job_dir.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(job_dir / CONFIG_FILE, cfg.model_dump(mode="json"))
+    pool = ClientPool(seed=cfg.run.seed)
+    ctx = JobContext(
+        cfg=cfg,
+        benchmark=benchmark,
+        store=ArtifactStore(cfg.store.root),
+        rollout_params=RolloutParams(
+            benchmark=benchmark,
+            agent=pool.client(cfg.agent),
+            agent_name=cfg.agent.name,
+            user=pool.client(cfg.user_sim),
+            user_cfg=cfg.user_sim,
+            mock=cfg.mock,
+            clients=pool,
+            max_turns=cfg.run.max_turns,
+            seed=cfg.run.seed,
+        ),
+        judge=pool.client(cfg.judge),
+        progress=Progress(total=len(scenarios)),
+    )
+    log.info(
+        "job: agent=%s judge=%s user_sim=%s mock=%s pass_rule=%s benchmark=%s (%d scenarios)%s",
+        cfg.agent.name, cfg.judge.name, cfg.user_sim.name, cfg.mock.name, cfg.pass_rule.name, cfg.benchmark.name,
+        len(scenarios), " [SIMULATED agent]" if cfg.agent.simulated else "",
+    )
+    limit = asyncio.Semaphore(cfg.run.scenario_concurrency)
+    results_path = job_dir / RESULTS_FILE
+    rows: dict[str, ResultRow] = {}
+
+    async def one(scenario: Scenario, sink: object) -> None:
+        async with limit:
+            row = await evaluate_scenario(ctx, scenario)
+        rows[scenario.id] = row
+        # One whole line per write, flushed: a kill leaves only complete rows behind.
+        sink.write(row.model_dump_json() + "\n")  # type: ignore[attr-defined]
+        sink.flush()  # type: ignore[attr-defined]
+
+    reporter = asyncio.create_task(ctx.progress.report_every(cfg.run.progress_interval_s))
+    try:
+        with results_path.open("w", encoding="utf-8") as sink:
+            await asyncio.gather(*(one(scenario, sink) for scenario in scenarios))
+    finally:
+        reporter.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reporter
+    ordered = [rows[scenario.id] for scenario in scenarios]
+    # Rewrite once in benchmark order (atomic), so equal runs give equal files.
+    tmp = results_path.with_suffix(".jsonl.tmp")
+    tmp.write_text("".join(row.model_dump_json() + "\n" for row in ordered), encoding="utf-8")
+    tmp.replace(results_path)
+    summary = summarize(ordered, cfg, started=started_at, wall_time_s=time.perf_counter() - started)
+    write_json_atomic(job_dir / SUMMARY_FILE, summary.model_dump(mode="json"))
+    log.info(ctx.progress.line())
+    log.info(
+        "done: pass rate %s (%d/%d scored), rule-based %s, judge errors %d, infra errors %d -> %s",
+        "n/a" if summary.pass_rate is None else f"{summary.pass_rate:.1%}", summary.passed, summary.scored,
+        "n/a" if summary.rule_pass_rate is None else f"{summary.rule_pass_rate:.1%}",
+        summary.judge_errors, summary.infra_errors, job_dir,
+    )
+    if summary.infra_errors:
+        first = next(row.infra_error for row in ordered if row.infra_error)
+        log.warning("%d scenario(s) hit infrastructure errors and were not scored; first: %s", summary.infra_errors, first)
+    return summary
+
+
+def run_job(cfg: RunConfig, job_dir: Path) -> JobSummary:
+    return asyncio.run(run_job_async(cfg, job_dir))

@@ -1,0 +1,75 @@
+"""Aggregate a job's result rows into its summary."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+
+from skillbench import __version__
+from skillbench.config.schema import RunConfig
+from skillbench.engine.results import JobSummary, ResultRow
+from skillbench.evaluation.records import SCORE_DIMENSIONS
+from skillbench.rollout.records import ROLES, Usage
+
+
+def _rate(numerator: int, denominator: int) -> float | None:
+    return numerator / denominator if denominator else None
+
+
+def summarize(rows: list[ResultRow], cfg: RunConfig, *, started: datetime, wall_time_s: float) -> JobSummary:
+    scored = [row for row in rows if row.passed is not None]
+    rule_rows = [row for row in rows if row.rule_passed is not None]
+    with_scores = [row.scores for row in rows if row.scores is not None]
+    usage = {role: Usage() for role in ROLES}
+    for row in rows:
+        for role, value in row.usage.items():
+            usage[role] = usage[role].add(value)
+    by_path: dict[str, dict[str, object]] = {}
+    for path in sorted({row.path for row in rows}):
+        path_rows = [row for row in rows if row.path == path]
+        path_scored = [row for row in path_rows if row.passed is not None]
+        passed = sum(1 for row in path_scored if row.passed)
+        by_path[path] = {
+            "scenarios": len(path_rows),
+            "scored": len(path_scored),
+            "passed": passed,
+            "pass_rate": _rate(passed, len(path_scored)),
+        }
+    passed_total = sum(1 for row in scored if row.passed)
+    return JobSummary(
+        agent=cfg.agent.name,
+        judge=cfg.judge.name,
+        user_sim=cfg.user_sim.name,
+        mock=cfg.mock.name,
+        pass_rule=cfg.pass_rule.name,
+        benchmark=cfg.benchmark.name,
+        agent_model=cfg.agent.model,
+        judge_model=cfg.judge.model,
+        simulated_agent=cfg.agent.simulated,
+        simulated_judge=cfg.judge.simulated,
+        scenarios=len(rows),
+        scored=len(scored),
+        passed=passed_total,
+        pass_rate=_rate(passed_total, len(scored)),
+        rule_pass_rate=_rate(sum(1 for row in rule_rows if row.rule_passed), len(rule_rows)),
+        rubric_means={
+            dim: (sum(getattr(s, dim) for s in with_scores) / len(with_scores)) if with_scores else None
+            for dim in SCORE_DIMENSIONS
+        },
+        task_completion=dict(sorted(Counter(s.task_completion for s in with_scores).items())),
+        terminations=dict(sorted(Counter(row.termination for row in rows).items())),
+        by_path=by_path,
+        judge_errors=sum(1 for row in rows if row.judge_error is not None),
+        infra_errors=sum(1 for row in rows if row.infra_error is not None),
+        hallucinated_actions=sum(1 for s in with_scores if s.hallucinated_action),
+        usage=usage,
+        llm_calls=sum(u.calls for u in usage.values()),
+        cache_hits=sum(u.cache_hits for u in usage.values()),
+        prompt_tokens=sum(u.prompt_tokens for u in usage.values()),
+        completion_tokens=sum(u.completion_tokens for u in usage.values()),
+        cost_usd=round(sum(u.cost_usd for u in usage.values()), 6),
+        wall_time_s=round(wall_time_s, 3),
+        started_at=started.isoformat(timespec="seconds"),
+        finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        skillbench_version=__version__,
+    )

@@ -1,0 +1,115 @@
+"""Content-addressed artifact store shared by every job: atomic writes, one producer per key across processes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ArtifactStore:
+    """Artifacts live at ``<root>/<kind>/<key[:2]>/<key>.json``.
+
+    Writes go to a temporary file in the same folder and are renamed into place, so a reader never
+    sees half an artifact. ``get_or_create`` holds an exclusive ``flock`` on ``<key>.lock`` while it
+    produces, so two processes (or two coroutines) wanting the same artifact produce it once.
+    """
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+
+    def path(self, kind: str, key: str) -> Path:
+        return self.root / kind / key[:2] / f"{key}.json"
+
+    def get(self, kind: str, key: str, model: type[M]) -> M | None:
+        path = self.path(kind, key)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            return model.model_validate_json(data)
+        except ValidationError:
+            return None  # written by an incompatible version: produce it again
+
+    def put(self, kind: str, key: str, artifact: BaseModel) -> Path:
+        path = self.path(kind, key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(artifact.model_dump_json().encode("utf-8"))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        return path
+
+    @contextlib.asynccontextmanager
+    async def _exclusive(self, kind: str, key: str) -> AsyncIterator[None]:
+        lock = self._locks.setdefault((kind, key), asyncio.Lock())
+        async with lock:
+            lock_path = self.path(kind, key).with_suffix(".lock")
+            lock_path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o644)
+            try:
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        await asyncio.sleep(0.05)  # another process is producing it; poll without blocking the loop
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
+                self._locks.pop((kind, key), None)
+
+    async def get_or_create(
+        self, kind: str, key: str, model: type[M], produce: Callable[[], Awaitable[M]], *, keep: Callable[[M], bool] = lambda _: True
+    ) -> tuple[M, bool]:
+        """The stored artifact, or ``produce()``'s result stored under ``key``. Returns (artifact, reused).
+
+        ``keep`` decides whether a fresh artifact is stored (infrastructure failures are not, so a
+        re-run retries them).
+        """
+        found = self.get(kind, key, model)
+        if found is not None:
+            return found, True
+        async with self._exclusive(kind, key):
+            found = self.get(kind, key, model)
+            if found is not None:
+                return found, True
+            artifact = await produce()
+            if keep(artifact):
+                self.put(kind, key, artifact)
+            return artifact, False
+
+
+def write_json_atomic(path: Path, data: object) -> None:
+    """Write JSON to ``path`` via a temporary file and rename, so the file is whole or absent."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2, ensure_ascii=False, default=str)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,37 @@
+"""Bad config values and unknown keys give one clear message naming the file, the field and the fix."""
+
+from __future__ import annotations
+
+import pytest
+from hydra import compose, initialize_config_module
+
+from skillbench.config import validate_config
+from skillbench.errors import ConfigError
+
+
+def check(*overrides: str, choices: dict[str, str] | None = None) -> str:
+    with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
+        cfg = compose("config", overrides=list(overrides))
+    with pytest.raises(ConfigError) as info:
+        validate_config(cfg, choices=choices or {})
+    return str(info.value)
+
+
+def test_bad_value_names_file_field_and_fix() -> None:
+    message = check("pass_rule.min_workflow_adherence=abc", choices={"pass_rule": "paper"})
+    assert "conf/pass_rule/paper.yaml" in message
+    assert "pass_rule.min_workflow_adherence" in message
+    assert "'abc'" in message and "Fix:" in message
+
+
+def test_out_of_range() -> None:
+    assert "less than or equal to 5" in check("pass_rule.min_guardrail_compliance=7")
+
+
+def test_unknown_key() -> None:
+    message = check("+agent.temprature=0.3", choices={"agent": "sim_careful"})
+    assert "agent.temprature" in message and "spelling" in message
+
+
+def test_llm_mock_needs_a_model() -> None:
+    assert "mock.llm" in check("mock=llm", "mock.llm=null")

@@ -1,0 +1,29 @@
+"""Shared fixtures. Tests are offline: simulated models, or a stub server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def compose_config(*overrides: str):
+    """The validated RunConfig for these overrides, composed from the packaged Hydra config."""
+    from hydra import compose, initialize_config_module
+
+    from skillbench.config import validate_config
+
+    with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
+        cfg = compose("config", overrides=list(overrides), return_hydra_config=False)
+    return validate_config(cfg)
+
+
+@pytest.fixture
+def store_root(tmp_path: Path) -> Path:
+    return tmp_path / "store"

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import pytest
+
+from skillbench.evaluation import JudgeScores, aggregate, parse_scores
+
+GOOD = (
+    '{"task_completion": "success", "workflow_adherence": 4, "tool_use_correctness": 5, "guardrail_compliance": 5,'
+    ' "communication_quality": 4, "resolution_efficiency": 3, "hallucinated_action": false, "explanation": "ok"}'
+)
+
+
+def test_parses_plain_fenced_and_wrapped_json() -> None:
+    assert parse_scores(GOOD).workflow_adherence == 4
+    assert parse_scores(f"```json\n{GOOD}\n```").resolution_efficiency == 3
+    assert parse_scores(f"Here is my grading:\n{GOOD}\nThanks").task_completion == "success"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty"),
+        ("no json here", "no JSON"),
+        ("{not json}", "invalid JSON"),
+        (GOOD.replace('"workflow_adherence": 4', '"workflow_adherence": 9'), "workflow_adherence"),
+        (GOOD.replace('"success"', '"done"'), "task_completion"),
+        (GOOD.replace('"explanation": "ok"', '"explanation": "ok", "extra": 1'), "extra"),
+    ],
+)
+def test_rejects_bad_replies(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        parse_scores(text)
+
+
+def test_majority_aggregation() -> None:
+    a = parse_scores(GOOD)
+    b = JudgeScores.model_validate({**a.model_dump(), "task_completion": "partial", "workflow_adherence": 2})
+    c = JudgeScores.model_validate({**a.model_dump(), "workflow_adherence": 5, "hallucinated_action": True})
+    merged = aggregate([a, b, c])
+    assert merged.task_completion == "success"
+    assert merged.workflow_adherence == 4
+    assert merged.hallucinated_action is False
