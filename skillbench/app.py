@@ -14,10 +14,11 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
+from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.config import validate_config
 from skillbench.engine.job import run_job
 from skillbench.engine.results import SUMMARY_FILE
-from skillbench.errors import ConfigError, SkillbenchError
+from skillbench.errors import BenchmarkDataError, ConfigError, SkillbenchError
 from skillbench.store import write_json_atomic
 
 log = logging.getLogger("skillbench")
@@ -52,7 +53,9 @@ def main(cfg: DictConfig) -> float | None:
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     try:
         run_cfg = validate_config(cfg, choices=dict(hydra_cfg.runtime.choices))
-    except ConfigError as exc:
+        # Load and select the scenarios up front: a malformed data file is refused like a bad config.
+        select_scenarios(load_benchmark(run_cfg.benchmark.source), run_cfg.benchmark)
+    except (ConfigError, BenchmarkDataError) as exc:
         for handler in logging.getLogger().handlers:
             handler.close()
         _remove_hydra_leftovers(job_dir, multirun)

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from skillbench.benchmark.schema import ScenarioPath
+
 Outcome = Literal["success", "partial", "failure", "appropriately_transferred", "appropriately_out_of_scope"]
 
 
@@ -105,7 +107,7 @@ class BenchmarkConfig(Strict):
     source: str = Field(description="A packaged benchmark name (e.g. 'starter') or a path to a benchmark folder.")
     industries: list[str] = Field(default_factory=list, description="Keep only these industries (empty = all).")
     skills: list[str] = Field(default_factory=list, description="Keep only these skill ids (empty = all).")
-    paths: list[str] = Field(default_factory=list, description="Keep only these scenario paths (empty = all).")
+    paths: list[ScenarioPath] = Field(default_factory=list, description="Keep only these scenario paths (empty = all).")
     scenarios: list[str] = Field(default_factory=list, description="Keep only these scenario ids (empty = all).")
     limit: int | None = Field(None, ge=1, description="Keep at most this many scenarios (balanced, seeded).")
     seed: int = Field(0, description="Seed of the limited selection.")

@@ -1,0 +1,104 @@
+"""A whole job on the offline default: rows, summary, reuse of stored rollouts and verdicts, resume."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from skillbench.engine import RESULTS_FILE, SUMMARY_FILE, ResultRow, run_job, run_job_async
+from tests.conftest import compose_config
+
+
+def _config(store: Path, *overrides: str):
+    return compose_config(f"store.root={store}", *overrides)
+
+
+def _rows(job_dir: Path) -> list[ResultRow]:
+    return [ResultRow.model_validate_json(line) for line in (job_dir / RESULTS_FILE).read_text().splitlines()]
+
+
+def test_default_job_writes_rows_and_summary(tmp_path: Path) -> None:
+    cfg = _config(tmp_path / "store")
+    summary = run_job(cfg, tmp_path / "job")
+    rows = _rows(tmp_path / "job")
+    assert len(rows) == summary.scenarios > 0
+    assert len({row.scenario_id for row in rows}) == len(rows)
+    assert summary.infra_errors == 0
+    assert summary.scored + summary.judge_errors == summary.scenarios
+    assert summary.usage["agent"].calls > 0 and summary.usage["user"].calls > 0
+    assert summary.usage["judge"].calls >= summary.scenarios
+    assert summary.pass_rate is not None
+    saved = json.loads((tmp_path / "job" / SUMMARY_FILE).read_text())
+    assert saved["pass_rate"] == summary.pass_rate
+    for row in rows:
+        assert row.simulated and row.rollout_key and row.termination
+
+
+def test_rerun_and_new_judge_and_new_pass_rule_reuse_the_store(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    first = run_job(_config(store, "agent=sim_sloppy"), tmp_path / "a")
+    again = run_job(_config(store, "agent=sim_sloppy"), tmp_path / "b")
+    assert again.llm_calls == 0
+    assert again.cache_hits == first.llm_calls
+    assert _rows(tmp_path / "a") == _rows(tmp_path / "b")
+
+    other_judge = run_job(_config(store, "agent=sim_sloppy", "judge=sim_strict"), tmp_path / "c")
+    assert other_judge.usage["agent"].calls == 0 and other_judge.usage["user"].calls == 0
+    assert other_judge.usage["judge"].calls > 0
+
+    relaxed = run_job(_config(store, "agent=sim_sloppy", "pass_rule.min_workflow_adherence=1",
+                              "pass_rule.min_guardrail_compliance=1"), tmp_path / "d")
+    assert relaxed.llm_calls == 0
+    assert relaxed.pass_rate is not None and first.pass_rate is not None
+    assert relaxed.pass_rate >= first.pass_rate
+
+
+def test_interrupted_job_resumes_without_lost_or_duplicated_rows(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    cfg = _config(store, "run.scenario_concurrency=2")
+    job_dir = tmp_path / "killed"
+
+    async def run_then_cancel() -> None:
+        task = asyncio.create_task(run_job_async(cfg, job_dir))
+        results = job_dir / RESULTS_FILE
+        while not (results.exists() and results.read_text().count("\n") >= 2):
+            await asyncio.sleep(0.01)
+            if task.done():
+                break
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(run_then_cancel())
+    assert not (job_dir / SUMMARY_FILE).exists()
+    partial = (job_dir / RESULTS_FILE).read_text().splitlines()
+    for line in partial:  # only whole rows were written
+        ResultRow.model_validate_json(line)
+
+    summary = run_job(cfg, tmp_path / "resumed")
+    rows = _rows(tmp_path / "resumed")
+    assert len(rows) == summary.scenarios == len({row.scenario_id for row in rows})
+    assert summary.cache_hits > 0  # the finished conversations were not redone
+
+
+def test_simulated_agents_are_ordered_by_quality(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    rates = {
+        agent: run_job(_config(store, f"agent={agent}"), tmp_path / agent).pass_rate
+        for agent in ("sim_careful", "sim_sloppy", "sim_reckless")
+    }
+    assert rates["sim_careful"] > rates["sim_sloppy"] > rates["sim_reckless"], rates
+
+
+def test_same_seed_same_transcripts_other_seed_new_rollouts(tmp_path: Path) -> None:
+    a = run_job(_config(tmp_path / "s1", "agent=sim_sloppy"), tmp_path / "a")
+    b = run_job(_config(tmp_path / "s2", "agent=sim_sloppy"), tmp_path / "b")
+    rows_a, rows_b = _rows(tmp_path / "a"), _rows(tmp_path / "b")
+    assert [r.rollout_key for r in rows_a] == [r.rollout_key for r in rows_b]
+    assert [r.scores for r in rows_a] == [r.scores for r in rows_b]
+    assert a.llm_calls == b.llm_calls
+    c = run_job(_config(tmp_path / "s1", "agent=sim_sloppy", "run.seed=1"), tmp_path / "c")
+    assert c.usage["agent"].calls > 0
