@@ -23,6 +23,7 @@ from skillbench.evaluation.pass_rule import rule_based_pass
 from skillbench.evaluation.records import Verdict
 from skillbench.models.client import ClientPool, ModelClient
 from skillbench.prompts import AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, render_judge_prompt
+from skillbench.prompts.tool_result import TOOL_RESULT_PROMPT_VERSION
 from skillbench.rollout.orchestrator import RolloutParams, run_rollout
 from skillbench.rollout.records import Rollout, Usage
 from skillbench.store import ArtifactStore, content_hash, model_identity, write_json_atomic
@@ -43,7 +44,7 @@ def rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario) -> str
             "tools": [tool.model_dump(mode="json") for tool in benchmark.toolkit(skill)],
             "seed": cfg.run.seed,
             "max_turns": cfg.run.max_turns,
-            "prompts": [AGENT_PROMPT_VERSION, USER_PROMPT_VERSION],
+            "prompts": [AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, TOOL_RESULT_PROMPT_VERSION],
         }
     )
 

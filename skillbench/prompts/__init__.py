@@ -8,7 +8,13 @@ from skillbench.prompts.agent import (
     TRANSFER_TO_HUMAN,
     render_agent_prompt,
 )
-from skillbench.prompts.judge import JUDGE_PROMPT_VERSION, OUTPUT_KEYS, RUBRIC, render_judge_prompt, render_transcript
+from skillbench.prompts.judge import (
+    JUDGE_PROMPT_VERSION,
+    OUTPUT_KEYS,
+    RUBRIC,
+    render_judge_prompt,
+    render_transcript,
+)
 from skillbench.prompts.user import USER_PROMPT_VERSION, render_opening_instruction, render_user_prompt
 
 __all__ = [

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from skillbench.benchmark.schema import Scenario, Skill
-from skillbench.evaluation.records import RuleCheck
 from skillbench.rollout.records import Rollout
 
-JUDGE_PROMPT_VERSION = "judge-v1"
+if TYPE_CHECKING:  # evaluation imports this module; keep the import one-way at run time
+    from skillbench.evaluation.records import RuleCheck
+
+JUDGE_PROMPT_VERSION = "judge-v2"  # v2: optional steps are marked, as in the agent prompt
 
 RUBRIC = """task_completion: one of
   success — the caller's request was fully and correctly handled;
@@ -50,11 +53,14 @@ def render_transcript(rollout: Rollout) -> str:
                 lines.append(f"[{message.turn}] AGENT: {message.content}")
             for call in message.tool_calls:
                 args = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True) if call.raw_arguments is None else call.raw_arguments
-                lines.append(f"[{message.turn}] AGENT CALLS {call.name} {args}")
+                # The catalogue name (scheduling.update_event), not the provider-safe alias the agent saw.
+                name = results[call.id].name if call.id in results else call.name
+                lines.append(f"[{message.turn}] AGENT CALLS {name} {args}")
         elif message.role == "tool":
             record = results.get(message.tool_call_id or "")
             status = "error" if record is not None and record.is_error else "ok"
-            lines.append(f"[{message.turn}] TOOL RESULT {message.name} ({status}): {message.content or ''}")
+            name = record.name if record is not None else message.name
+            lines.append(f"[{message.turn}] TOOL RESULT {name} ({status}): {message.content or ''}")
     lines.append(f"[end] CONVERSATION ENDED: {rollout.termination}" + (f" — {rollout.termination_detail}" if rollout.termination_detail else ""))
     return "\n".join(lines)
 
@@ -63,6 +69,7 @@ def render_judge_prompt(skill: Skill, scenario: Scenario, rollout: Rollout, chec
     """Everything a judge sees. It never names the model that produced the transcript."""
     steps = "\n".join(
         f"{index}. [{step.kind}] {step.instruction}" + (f" (tools: {', '.join(step.tools)})" if step.tools else "")
+        + ("" if step.required else " (only when it applies)")
         for index, step in enumerate(skill.steps, start=1)
     )
     guardrails = "\n".join(f"- {item}" for item in skill.guardrails)

@@ -10,6 +10,7 @@ from typing import Any
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario
 from skillbench.config.schema import MockConfig, UserSimConfig
+from skillbench.errors import InfrastructureError
 from skillbench.models.client import ClientPool, ModelClient
 from skillbench.prompts import (
     CONTROL_TOOL_DEFINITIONS,
@@ -134,6 +135,8 @@ async def run_rollout(scenario: Scenario, params: RolloutParams, *, key: str) ->
                         control_records.append(record)
                         break
                     record = await tools.call(call.name, call.arguments, call_id=call.id, turn=turn)
+                    if record.error_kind == "infra":  # the mock itself failed (e.g. llm mode): not the agent's doing
+                        raise InfrastructureError(f"mock tool {call.name}: {record.result}")
                     result = Message(role="tool", content=record.result, tool_call_id=call.id, name=call.name, turn=turn)
                     messages.append(result)
                     agent_view.append(_to_openai(result))

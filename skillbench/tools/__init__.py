@@ -1,0 +1,31 @@
+"""MCP mock tools: a scenario's toolkit served over MCP, answered from its environment state.
+
+The engine opens one :func:`open_tool_session` per conversation; ``python -m skillbench.tools.serve``
+serves the same mocks over stdio for outside agents.
+"""
+
+from skillbench.tools.errors import ErrorKind, ToolError
+from skillbench.tools.modes import RESPONSE_MODES, MockContext, ResponseMode
+from skillbench.tools.server import ERROR_KIND_META, MockToolServer, ToolOutcome
+from skillbench.tools.session import ToolSession, open_tool_session
+from skillbench.tools.state import OPERATIONS, EnvironmentState
+from skillbench.tools.toolkit import openai_tool, openai_tool_name
+from skillbench.tools.validation import ArgumentValidator
+
+__all__ = [
+    "ERROR_KIND_META",
+    "OPERATIONS",
+    "RESPONSE_MODES",
+    "ArgumentValidator",
+    "EnvironmentState",
+    "ErrorKind",
+    "MockContext",
+    "MockToolServer",
+    "ResponseMode",
+    "ToolError",
+    "ToolOutcome",
+    "ToolSession",
+    "open_tool_session",
+    "openai_tool",
+    "openai_tool_name",
+]

@@ -1,0 +1,144 @@
+"""The mock tool server of one scenario: the skill's tools over MCP, answered by the configured response mode.
+
+Every call goes: unknown tool? → argument validation → injected failure? → response mode. The result is
+an MCP ``CallToolResult``: the JSON the tool returned as text (and as structured content), or an
+``isError`` result whose text says what went wrong and whose ``_meta`` carries the error kind.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+
+from skillbench.benchmark.loader import Benchmark
+from skillbench.benchmark.schema import Scenario, ToolSpec
+from skillbench.config.schema import MockConfig
+from skillbench.models.client import ClientPool
+from skillbench.rollout.records import Usage
+from skillbench.tools.errors import ErrorKind, ToolError
+from skillbench.tools.failures import FailureInjector
+from skillbench.tools.modes import RESPONSE_MODES, MockContext
+from skillbench.tools.state import EnvironmentState
+from skillbench.tools.toolkit import mcp_tool
+from skillbench.tools.validation import ArgumentValidator
+
+log = logging.getLogger(__name__)
+
+ERROR_KIND_META = "skillbench/error_kind"
+"""Key of the error kind in an error result's ``_meta`` (so it survives any MCP transport)."""
+
+
+def dump_result(result: Any) -> str:
+    """The text of a tool result: its JSON, as an API would send it."""
+    return json.dumps(result, ensure_ascii=False, default=str)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """What one call returned, before it is wrapped as an MCP result."""
+
+    text: str
+    is_error: bool = False
+    error_kind: ErrorKind | None = None
+    data: dict[str, Any] | None = None
+
+    def to_mcp(self) -> types.CallToolResult:
+        content = [types.TextContent(type="text", text=self.text)]
+        if self.is_error:
+            return types.CallToolResult(content=content, is_error=True, meta={ERROR_KIND_META: self.error_kind})
+        return types.CallToolResult(content=content, structured_content=self.data)
+
+
+class MockToolServer:
+    """The skill's tools for one scenario: validation, failure injection, response mode and state.
+
+    Built once per conversation; validators, MCP tool definitions and prompt blocks are cached per tool.
+    """
+
+    def __init__(
+        self,
+        benchmark: Benchmark,
+        scenario: Scenario,
+        mock: MockConfig,
+        *,
+        seed: int = 0,
+        clients: ClientPool | None = None,
+    ) -> None:
+        self.scenario = scenario
+        self.mock = mock
+        self.tools: dict[str, ToolSpec] = {spec.name: spec for spec in benchmark.toolkit(benchmark.skill_of(scenario))}
+        self.mode = RESPONSE_MODES.get(mock.response_mode)
+        self.validator = ArgumentValidator(self.tools.values()) if mock.validate_arguments else None
+        self.failures = FailureInjector(mock, scenario, seed)
+        self.context = MockContext(
+            scenario=scenario, mock=mock, state=EnvironmentState.from_scenario(scenario), seed=seed, clients=clients
+        )
+        self.mcp_tools: list[types.Tool] = [mcp_tool(spec) for spec in self.tools.values()]
+        self.calls = 0
+        self._latency_s = mock.latency_ms / 1000.0
+
+    @property
+    def state(self) -> EnvironmentState:
+        return self.context.state
+
+    @property
+    def usage(self) -> Usage:
+        """Model calls the llm mode made (role "mock")."""
+        return self.context.usage
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Answer one call. Never raises: every failure is an error outcome with its kind."""
+        index = self.calls
+        self.calls += 1
+        try:
+            result = await self._answer(name, arguments, index)
+        except ToolError as error:
+            return ToolOutcome(error.message, True, error.kind)
+        except Exception as exc:  # a bug or a broken mock must not end the sweep; the kind flags it
+            log.warning("mock tool %s failed in scenario %s", name, self.scenario.id, exc_info=True)
+            return ToolOutcome(f"Internal error in {name}: {type(exc).__name__}.", True, "infra")
+        return ToolOutcome(dump_result(result), data=result)
+
+    async def _answer(self, name: str, arguments: dict[str, Any], index: int) -> dict[str, Any]:
+        if self._latency_s:
+            await anyio.sleep(self._latency_s)
+        tool = self.tools.get(name)
+        if tool is None:
+            raise ToolError("unknown_tool", f"Unknown tool {name!r}.")
+        if self.validator is not None:
+            self.validator.check(name, arguments)
+        failure = self.failures.decide(name, index)
+        if failure == "timeout":
+            await anyio.sleep(self.mock.timeout_s)
+            raise ToolError("timeout", f"Request to {name} timed out after {self.mock.timeout_s:g}s.")
+        if failure == "injected":
+            raise ToolError("injected", self.failures.message)
+        return await self.mode(self.context, tool, arguments)
+
+    def mcp_server(self) -> Server[Any]:
+        """A low-level MCP server answering ``tools/list`` and ``tools/call`` from this mock."""
+        listing = types.ListToolsResult(tools=self.mcp_tools)
+
+        async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+            return listing
+
+        async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+            outcome = await self.call(params.name, dict(params.arguments or {}))
+            return outcome.to_mcp()
+
+        server: Server[Any] = Server(
+            "skillbench-mock-tools",
+            version="1",
+            description=f"Mock tools of skillbench scenario {self.scenario.id} ({self.mock.response_mode} mode).",
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+        )
+        server.middleware = []  # no tracing spans for mocks: ~15% of the per-call cost
+        return server

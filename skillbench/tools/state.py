@@ -1,0 +1,171 @@
+"""The environment a scenario's mock tools act on, and the stateful semantics of every ``ToolEffect``.
+
+The state is a dict of collections (``customers``, ``appointments`` ...) holding records (dicts).
+Operations are deterministic and do no I/O: reads return copies, writes change the state in place,
+so a lookup after an update sees the change. A failed operation raises :class:`ToolError`.
+
+Matching (``effect.match``: record field → argument): a record matches when, for every argument
+present in the call, ``str(record[field]) == str(argument)``. Arguments absent from the call are not
+matched on, except by ``verify``, which needs all of them (a missing fact never verifies anyone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from skillbench.benchmark.schema import Scenario, State, ToolEffect
+from skillbench.tools.errors import ToolError
+
+Arguments = Mapping[str, Any]
+
+
+def clone(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, scalars); several times faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {key: clone(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [clone(item) for item in value]
+    return value
+
+
+class EnvironmentState:
+    """The mutable collections of one conversation's environment."""
+
+    __slots__ = ("collections",)
+
+    def __init__(self, collections: Mapping[str, list[dict[str, Any]]] | None = None) -> None:
+        # Deep copy: the scenario (and a caller's dict) must never change under a conversation.
+        self.collections: State = clone(dict(collections or {}))
+
+    @classmethod
+    def from_scenario(cls, scenario: Scenario) -> EnvironmentState:
+        return cls(scenario.initial_state)
+
+    def snapshot(self) -> State:
+        """A deep copy of every collection (e.g. the final state of a rollout)."""
+        return clone(self.collections)
+
+    def view(self, names: Iterable[str] | None = None) -> State:
+        """The named collections (all when ``names`` is empty), not copied: for rendering only."""
+        wanted = [name for name in names or () if name in self.collections]
+        if not wanted:
+            return self.collections
+        return {name: self.collections[name] for name in wanted}
+
+    def apply(self, effect: ToolEffect, arguments: Arguments, *, new_id: str | None = None) -> dict[str, Any]:
+        """Run ``effect`` with ``arguments``; returns the tool's result. ``new_id`` fixes a created id."""
+        return OPERATIONS[effect.operation](self, effect, arguments, new_id)
+
+    # -- helpers shared by the operations ------------------------------------------------------
+
+    def records(self, effect: ToolEffect, *, create: bool = False) -> list[dict[str, Any]]:
+        if effect.collection is None:
+            raise ToolError("infra", f"the mock of this tool has no collection for operation {effect.operation!r}")
+        if create:
+            return self.collections.setdefault(effect.collection, [])
+        return self.collections.get(effect.collection, [])
+
+    def matching(self, effect: ToolEffect, arguments: Arguments) -> list[dict[str, Any]]:
+        pairs = [(field, str(arguments[arg])) for field, arg in effect.match.items() if arg in arguments]
+        return [
+            record
+            for record in self.records(effect)
+            if all(field in record and str(record[field]) == value for field, value in pairs)
+        ]
+
+    def the_one(self, effect: ToolEffect, arguments: Arguments) -> dict[str, Any]:
+        """The single matching record, or a not-found error (none, or more than one)."""
+        found = self.matching(effect, arguments)
+        if len(found) == 1:
+            return found[0]
+        keys = _describe_keys(effect, arguments)
+        if not found:
+            raise ToolError("not_found", f"Not found: no {effect.collection} record matches {keys}.")
+        raise ToolError(
+            "not_found", f"Ambiguous: {len(found)} {effect.collection} records match {keys}; give a more specific key."
+        )
+
+
+def _describe_keys(effect: ToolEffect, arguments: Arguments) -> str:
+    given = [f"{arg}={arguments[arg]!r}" for arg in effect.match.values() if arg in arguments]
+    return ", ".join(given) or "(no key given)"
+
+
+def _written_fields(effect: ToolEffect, arguments: Arguments) -> dict[str, Any]:
+    fields = {field: arguments[arg] for field, arg in effect.set.items() if arg in arguments}
+    fields.update(clone(effect.set_const))
+    return fields
+
+
+def _lookup(state: EnvironmentState, effect: ToolEffect, arguments: Arguments, _new_id: str | None) -> dict[str, Any]:
+    found = clone(state.matching(effect, arguments))
+    return {"records": found, "count": len(found)}
+
+
+def _get(state: EnvironmentState, effect: ToolEffect, arguments: Arguments, _new_id: str | None) -> dict[str, Any]:
+    return clone(state.the_one(effect, arguments))
+
+
+def _verify(state: EnvironmentState, effect: ToolEffect, arguments: Arguments, _new_id: str | None) -> dict[str, Any]:
+    if not effect.match or any(arg not in arguments for arg in effect.match.values()):
+        return {"verified": False}
+    found = state.matching(effect, arguments)
+    if not found:
+        return {"verified": False}
+    record = found[0]
+    return {"verified": True, **{field: clone(record[field]) for field in effect.returns if field in record}}
+
+
+def _fresh_id(records: list[dict[str, Any]], effect: ToolEffect) -> str:
+    # <prefix>-<n> with n one past the collection size, skipping ids the scenario already uses.
+    taken = {str(record.get(effect.id_field)) for record in records}
+    number = len(records) + 1
+    while f"{effect.id_prefix}-{number}" in taken:
+        number += 1
+    return f"{effect.id_prefix}-{number}"
+
+
+def _create(state: EnvironmentState, effect: ToolEffect, arguments: Arguments, new_id: str | None) -> dict[str, Any]:
+    records = state.records(effect, create=True)
+    record: dict[str, Any] = {}
+    if effect.id_field:
+        record[effect.id_field] = new_id or _fresh_id(records, effect)
+    record.update(_written_fields(effect, arguments))
+    records.append(record)
+    return clone(record)
+
+
+def _update(state: EnvironmentState, effect: ToolEffect, arguments: Arguments, _new_id: str | None) -> dict[str, Any]:
+    record = state.the_one(effect, arguments)
+    record.update(_written_fields(effect, arguments))
+    return clone(record)
+
+
+def _delete(state: EnvironmentState, effect: ToolEffect, arguments: Arguments, _new_id: str | None) -> dict[str, Any]:
+    record = state.the_one(effect, arguments)
+    records = state.records(effect)
+    del records[next(index for index, item in enumerate(records) if item is record)]
+    return {"deleted": True, "record": record}
+
+
+def _action(state: EnvironmentState, effect: ToolEffect, arguments: Arguments, _new_id: str | None) -> dict[str, Any]:
+    result = clone(effect.result)
+    if effect.collection is not None:
+        state.records(effect, create=True).append({**clone(dict(arguments)), **clone(effect.result)})
+    result.update({name: clone(arguments[name]) for name in effect.returns if name in arguments})
+    return result
+
+
+Operation = Callable[[EnvironmentState, ToolEffect, Arguments, str | None], dict[str, Any]]
+
+# ToolEffect.operation → its implementation (dispatch by data, never by if/else on names).
+OPERATIONS: dict[str, Operation] = {
+    "lookup": _lookup,
+    "get": _get,
+    "verify": _verify,
+    "create": _create,
+    "update": _update,
+    "delete": _delete,
+    "action": _action,
+}
