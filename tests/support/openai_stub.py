@@ -30,8 +30,10 @@ def tool_reply(name: str, arguments: dict[str, Any], call_id: str = "call_1") ->
 
 
 class StubServer:
-    def __init__(self, script: Script, fail_first: int = 0, fail_status: int = 503) -> None:
+    def __init__(self, script: Script, fail_first: int = 0, fail_status: int = 503, latency_s: float = 0.0,
+                 port: int = 0) -> None:
         self.script = script
+        self.latency_s = latency_s
         self.fail_first = fail_first
         self.fail_status = fail_status
         self.requests: list[dict[str, Any]] = []
@@ -50,6 +52,8 @@ class StubServer:
                     stub.requests.append(body)
                     stub.headers.append(dict(self.headers))
                     failing = len(stub.requests) <= stub.fail_first
+                if stub.latency_s:
+                    time.sleep(stub.latency_s)
                 if failing:
                     payload = json.dumps({"error": {"message": "overloaded", "type": "server_error"}}).encode()
                     self.send_response(stub.fail_status)
@@ -72,7 +76,9 @@ class StubServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self._server.daemon_threads = True
+        self._server.request_queue_size = 1024
         self.port = self._server.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
 
@@ -92,3 +98,39 @@ def stub_server(script: Script, **kwargs: Any) -> Iterator[StubServer]:
         yield server
     finally:
         server.stop()
+
+
+def conversation_script(body: dict[str, Any]) -> dict[str, Any]:
+    """A scripted support conversation for load tests: ~12 agent, 4 user and 1 judge call per scenario."""
+    messages = body.get("messages", [])
+    if body.get("tools"):
+        since_user = 0
+        for message in reversed(messages):
+            if message["role"] == "user":
+                break
+            since_user += message["role"] == "tool"
+        users = sum(1 for m in messages if m["role"] == "user")
+        if since_user < 2:
+            return tool_reply("identity__verify_customer", {"customer_id": "C-10482", "date_of_birth": "1984-03-17"},
+                              call_id=f"call_{len(messages)}")
+        if users >= 4:
+            return tool_reply("end_conversation", {"outcome": "resolved"}, call_id=f"call_{len(messages)}")
+        return text_reply("You are verified. What date would suit you?")
+    if messages and messages[0]["role"] == "system":
+        return text_reply("My customer id is C-10482 and my date of birth is 1984-03-17.")
+    return text_reply(json.dumps({
+        "task_completion": "success", "workflow_adherence": 4, "tool_use_correctness": 4, "guardrail_compliance": 5,
+        "communication_quality": 4, "resolution_efficiency": 3, "hallucinated_action": False, "explanation": "stub",
+    }))
+
+
+if __name__ == "__main__":  # python -m tests.support.openai_stub --latency-ms 100: serve the conversation script
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--latency-ms", type=float, default=100.0)
+    parser.add_argument("--port", type=int, default=0)
+    options = parser.parse_args()
+    server = StubServer(conversation_script, latency_s=options.latency_ms / 1000, port=options.port)
+    print(server.port, flush=True)
+    server._server.serve_forever()
