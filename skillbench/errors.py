@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
+from typing import Any
+
+from pydantic import ValidationError
+
 
 class SkillbenchError(Exception):
     """Base for every error whose message is meant for the user, not a traceback."""
@@ -17,3 +22,17 @@ class BenchmarkDataError(SkillbenchError):
 
 class InfrastructureError(SkillbenchError):
     """A model endpoint or tool server failed for reasons that are not the model's behaviour."""
+
+
+def first_cause_first(exc: ValidationError) -> list[Any]:
+    """Validation errors with unknown keys first: a misspelt key also shows up as a missing one."""
+    return sorted(exc.errors(), key=lambda err: err["type"] != "extra_forbidden")
+
+
+def spelling_hint(extra: Any, errors: list[Any]) -> str | None:
+    """'rename X to Y' when an unknown key is a near miss of a missing or known field at the same level."""
+    wrong = str(extra["loc"][-1])
+    parent = tuple(extra["loc"][:-1])
+    missing = [str(err["loc"][-1]) for err in errors if err["type"] == "missing" and tuple(err["loc"][:-1]) == parent]
+    match = difflib.get_close_matches(wrong, missing, n=1, cutoff=0.6)
+    return f"rename '{wrong}' to '{match[0]}'" if match else None

@@ -11,7 +11,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from skillbench.benchmark.schema import BenchmarkManifest, Scenario, ScenarioFile, Skill, ToolServer, ToolSpec
-from skillbench.errors import BenchmarkDataError
+from skillbench.errors import BenchmarkDataError, first_cause_first, spelling_hint
 
 PACKAGED_DIR = Path(__file__).parent / "data"
 M = TypeVar("M", bound=BaseModel)
@@ -64,10 +64,14 @@ def _parse(model: type[M], data: Any, path: Path) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
+        errors = first_cause_first(exc)
+        err = errors[0]
         loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        more = f" [and {len(exc.errors()) - 1} more problem(s)]" if len(exc.errors()) > 1 else ""
-        hint = "remove it or fix its spelling" if err["type"] == "extra_forbidden" else "add or correct it"
+        more = f" [and {len(errors) - 1} more problem(s)]" if len(errors) > 1 else ""
+        if err["type"] == "extra_forbidden":
+            hint = spelling_hint(err, errors) or "remove it or fix its spelling"
+        else:
+            hint = "add or correct it"
         raise BenchmarkDataError(f"{path}: field '{loc}': {err['msg']}. Fix: {hint} in that file.{more}") from None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,7 +11,7 @@ from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
 from skillbench.config.schema import RunConfig
-from skillbench.errors import ConfigError
+from skillbench.errors import ConfigError, first_cause_first
 
 
 def _where(group: str, choices: Mapping[str, str | None]) -> str:
@@ -18,6 +19,24 @@ def _where(group: str, choices: Mapping[str, str | None]) -> str:
     if choice:
         return f"conf/{group}/{choice}.yaml"
     return "conf/config.yaml"
+
+
+def _known_field_hint(err: Any) -> str | None:
+    """For an unknown key, the closest real field of the same config section, if any is close."""
+    model: Any = RunConfig
+    for part in err["loc"][:-1]:
+        field = getattr(model, "model_fields", {}).get(str(part))
+        if field is None or not hasattr(field.annotation, "model_fields"):
+            return None
+        model = field.annotation
+    wrong = str(err["loc"][-1])
+    section = ".".join(map(str, err["loc"][:-1]))
+    match = difflib.get_close_matches(wrong, list(model.model_fields), n=1, cutoff=0.6)
+    if match:
+        return f"did you mean '{section}.{match[0]}'?"
+    if "params" in model.model_fields:  # sampling parameters are a common slip: they live under params
+        return f"sampling parameters go under '{section}.params', e.g. {section}.params.{wrong}=<value>"
+    return None
 
 
 def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, str | None] | None = None) -> RunConfig:
@@ -37,15 +56,17 @@ def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, s
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
+        errors = first_cause_first(exc)
+        err = errors[0]
         loc = ".".join(str(p) for p in err["loc"])
         group = str(err["loc"][0]) if err["loc"] else ""
         if err["type"] == "extra_forbidden":
             fix = f"remove '{loc}' or correct its spelling (see the fields of {_where(group, choices)})"
+            fix = _known_field_hint(err) or fix
         elif err["type"] == "missing":
             fix = f"add '{loc}' to {_where(group, choices)} or pass {loc}=<value>"
         else:
             fix = f"pass a valid value, e.g. {loc}=<value>, or edit {_where(group, choices)}"
         got = f" (got {err['input']!r})" if err["type"] not in {"missing"} and not isinstance(err.get("input"), dict) else ""
-        more = f" [and {len(exc.errors()) - 1} more problem(s)]" if len(exc.errors()) > 1 else ""
-        raise ConfigError(f"config error in {_where(group, choices)} at '{loc}': {err['msg']}{got}. Fix: {fix}.{more}") from None
+        more = f" [and {len(errors) - 1} more problem(s)]" if len(errors) > 1 else ""
+        raise ConfigError(f"config error in {_where(group, choices)} at '{loc}': {err['msg']}{got}. Fix: {fix.rstrip('.?')}{'?' if fix.endswith('?') else '.'}{more}") from None
