@@ -42,6 +42,12 @@ def make_benchmark(root: Path, count: int) -> None:
     )
 
 
+def _process_cpu(pid: int) -> float:
+    """User + system CPU seconds of another process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--conversations", type=int, default=300)
@@ -78,6 +84,7 @@ def main() -> None:
             summary = asyncio.run(run_job_async(cfg, Path(tmp) / "job"))
             wall = time.perf_counter() - wall0
             cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+        stub_cpu = _process_cpu(stub.pid)
     finally:
         stub.terminate()
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
@@ -88,6 +95,7 @@ def main() -> None:
     print(f"conversations/hour   {summary.scenarios / wall * 3600:,.0f}")
     print(f"calls/second         {calls / wall:,.1f}")
     print(f"engine CPU per call  {cpu / max(1, calls) * 1000:.2f} ms (litellm alone is ~8 ms)")
+    print(f"stub CPU per call    {stub_cpu / max(1, calls) * 1000:.2f} ms (the stub shares this machine's cores)")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,8 @@ def test_out_of_range() -> None:
 
 def test_unknown_key() -> None:
     message = check("+agent.temprature=0.3", choices={"agent": "sim_careful"})
-    assert "agent.temprature" in message and "spelling" in message
+    assert "agent.temprature" in message and "agent.params" in message
+    assert "did you mean 'run.max_turns'" in check("+run.max_turn=3")
 
 
 def test_llm_mock_needs_a_model() -> None:

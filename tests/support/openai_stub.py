@@ -29,6 +29,12 @@ def tool_reply(name: str, arguments: dict[str, Any], call_id: str = "call_1") ->
     }
 
 
+class _Server(ThreadingHTTPServer):
+    # The listen backlog is fixed when the socket opens; the default of 5 drops connections under load.
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 class StubServer:
     def __init__(self, script: Script, fail_first: int = 0, fail_status: int = 503, latency_s: float = 0.0,
                  port: int = 0) -> None:
@@ -42,6 +48,8 @@ class StubServer:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as real inference servers do
+
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
@@ -76,9 +84,7 @@ class StubServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self._server.daemon_threads = True
-        self._server.request_queue_size = 1024
+        self._server = _Server(("127.0.0.1", port), Handler)
         self.port = self._server.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
 

@@ -1,0 +1,93 @@
+"""Hydra callback: write the report into the sweep folder when a sweep ends.
+
+Enable it in skillbench/conf/config.yaml::
+
+    hydra:
+      callbacks:
+        report:
+          _target_: skillbench.report.callback.ReportCallback
+          enabled: true   # so that hydra.callbacks.report.enabled=false turns it off for one sweep
+
+Hydra calls ``on_multirun_end`` only when no job raised, which is why the engine catches job
+errors; jobs that failed anyway (no summary.json) show up in the report as unfinished cells.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig, OmegaConf
+
+log = logging.getLogger("skillbench.report")
+
+
+class ReportCallback(Callback):
+    """Builds ``<sweep dir>/<subdir>`` after a multirun; a failure is logged, never raised."""
+
+    def __init__(
+        self,
+        enabled: bool = True,
+        subdir: str = "report",
+        formats: list[str] | None = None,
+        draws: int | None = None,
+        transcripts: bool = True,
+        on_single_run: bool = False,
+    ) -> None:
+        self.enabled = enabled
+        self.subdir = subdir
+        self.formats = list(formats) if formats else None
+        self.draws = draws
+        self.transcripts = transcripts
+        self.on_single_run = on_single_run
+        self._sweep_dir: Path | None = None
+
+    @staticmethod
+    def _dir(config: DictConfig, key: str) -> Path | None:
+        try:
+            value = OmegaConf.select(config, key)
+        except Exception:  # an unresolvable interpolation must not break the sweep
+            return None
+        return Path(str(value)) if value else None
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        # Resolved now, when ${now:...} gives the same stamp the launcher uses (Hydra caches it).
+        self._sweep_dir = self._dir(config, "hydra.sweep.dir")
+
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        self._build(self._sweep_dir or self._dir(config, "hydra.sweep.dir"))
+
+    def on_run_end(self, config: DictConfig, **kwargs: Any) -> None:
+        if self.on_single_run:
+            self._build(self._dir(config, "hydra.run.dir"))
+
+    def _build(self, folder: Path | None) -> None:
+        if not self.enabled or folder is None:
+            return
+        from skillbench.report.write import FORMATS, make_report  # heavy imports only when a report is due
+
+        start = time.perf_counter()
+        try:
+            report, written = make_report(
+                [folder],
+                folder / self.subdir,
+                formats=self.formats or FORMATS,
+                transcripts=self.transcripts,
+                **({"draws": self.draws} if self.draws is not None else {}),
+            )
+        except Exception as exc:  # the sweep's results are safe on disk; the report can be rebuilt by hand
+            log.error("report for %s failed: %s. Rebuild it with: skillbench report %s", folder, exc, folder)
+            return
+        missing = [c for c in report.cells if c.status in {"missing", "unfinished", "unreadable"}]
+        log.info(
+            "report written to %s in %.1f s (%d finished job(s)%s)",
+            folder / self.subdir,
+            time.perf_counter() - start,
+            report.counts["jobs_finished"],
+            f", {len(missing)} missing or unfinished cell(s)" if missing else "",
+        )
+        if "html" in written:
+            log.info("open %s", written["html"])

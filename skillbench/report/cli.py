@@ -1,0 +1,199 @@
+"""``skillbench report | rescore | diff``: each takes argv (without the subcommand) and returns an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from skillbench.report.build import DEFAULT_DRAWS, DEFAULT_SEED, build_report
+from skillbench.report.diff import diff_markdown, diff_runs
+from skillbench.report.jobs import ReportError, load_jobs
+from skillbench.report.rescore import compare, rescore_jobs, resolve_rules, slug, write_jobs
+from skillbench.report.write import FORMATS, default_out, make_report, markdown, write_report
+
+RESCORED_JOBS_DIR = "jobs"
+
+
+def _formats(text: str) -> list[str]:
+    chosen = [f.strip() for f in text.split(",") if f.strip()]
+    unknown = sorted(set(chosen) - set(FORMATS))
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown format(s) {unknown}; choose from {','.join(FORMATS)}")
+    return chosen
+
+
+def _report_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, help="output folder (default: DIR/report for one DIR)")
+    parser.add_argument(
+        "--formats",
+        type=_formats,
+        default=list(FORMATS),
+        help=f"comma-separated subset of {','.join(FORMATS)} (default: all)",
+    )
+    parser.add_argument(
+        "--draws", type=int, default=DEFAULT_DRAWS, help="bootstrap draws for the CIs (default %(default)s)"
+    )
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default %(default)s)")
+    parser.add_argument(
+        "--no-transcripts", action="store_true", help="leave transcripts out of report.html (smaller file)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="do not print the Markdown tables")
+
+
+def _quiet_broken_pipe(command: Callable[[list[str]], int]) -> Callable[[list[str]], int]:
+    """`skillbench report DIR | head` must end quietly, not with a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(argv: list[str]) -> int:
+        try:
+            return command(argv)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+            return 1
+
+    return wrapper
+
+
+@_quiet_broken_pipe
+def report_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="skillbench report",
+        description="Tables (pass rate, rubric, judge agreement), plots and an HTML page from job or sweep folders.",
+    )
+    parser.add_argument("dirs", nargs="+", type=Path, help="job folders, sweep folders or folders of sweeps")
+    _report_options(parser)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    report, written = make_report(
+        args.dirs,
+        args.out,
+        formats=args.formats,
+        draws=args.draws,
+        seed=args.seed,
+        transcripts=not args.no_transcripts,
+    )
+    if not args.quiet:
+        print(markdown(report))
+    out = next(iter(written.values())).parent if written else args.out
+    print(f"Report written to {out} ({', '.join(written)}) in {time.perf_counter() - start:.1f} s.")
+    return 0
+
+
+def _split(items: list[str]) -> tuple[list[Path], list[str]]:
+    """Folders and Hydra overrides may come in any order: an existing folder is a folder."""
+    dirs, overrides = [], []
+    for item in items:
+        if Path(item).is_dir():
+            dirs.append(Path(item))
+        elif "=" in item or item.startswith("~"):
+            overrides.append(item)
+        else:
+            raise ReportError(
+                f"{item}: not a folder and not an override. Fix: pass DIR... pass_rule=<preset> or pass_rule.<field>=<value>."
+            )
+    if not dirs:
+        raise ReportError("no run or sweep folder given. Fix: skillbench rescore DIR pass_rule=strict")
+    return dirs, overrides
+
+
+@_quiet_broken_pipe
+def rescore_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="skillbench rescore",
+        description="Apply another pass rule to the stored rule checks and judge scores and write the new tables. "
+        "Makes no model calls.",
+        epilog="examples: skillbench rescore outputs/multirun/<stamp> pass_rule=strict\n"
+        "          skillbench rescore outputs/multirun/<stamp> pass_rule.min_guardrail_compliance=5",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "items", nargs="+", metavar="DIR_OR_OVERRIDE", help="folders, then Hydra overrides of pass_rule"
+    )
+    _report_options(parser)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    dirs, overrides = _split(args.items)
+    jobs = load_jobs(list(dirs))
+    rules = resolve_rules(jobs, overrides)
+    names = sorted({rule.name for rule in rules.values()})
+    out = args.out or default_out(
+        dirs, "rescore_" + slug(names[0] if len(names) == 1 else "_".join(overrides))
+    )
+    print(
+        f"Rescoring {len(jobs)} job(s) with pass rule {', '.join(names)}. No model calls: "
+        "the rule checks and judge scores stored in results.jsonl are re-evaluated."
+    )
+    rescored = rescore_jobs(jobs, rules, out / RESCORED_JOBS_DIR)
+    write_jobs(rescored, {new.path: old.path for old, new in zip(jobs, rescored, strict=True)})
+    report, frame = build_report(
+        rescored,
+        title=f"skillbench report — rescored with {', '.join(names)}",
+        sources=[str(d) for d in dirs],
+        draws=args.draws,
+        seed=args.seed,
+    )
+    report.rescore = {
+        "rule_name": ", ".join(names),
+        "overrides": overrides,
+        "rules": {
+            str(new.path): rules[old.path].model_dump(mode="json")
+            for old, new in zip(jobs, rescored, strict=True)
+        },
+        "model_calls": 0,
+        "changes": compare(jobs, rescored),
+    }
+    written = write_report(
+        report, frame, rescored, out, formats=args.formats, transcripts=not args.no_transcripts
+    )
+    if not args.quiet:
+        print(markdown(report))
+    print(
+        f"Rescored jobs in {out / RESCORED_JOBS_DIR}; report in {out} ({', '.join(written)}) "
+        f"in {time.perf_counter() - start:.1f} s. No model calls were made."
+    )
+    return 0
+
+
+@_quiet_broken_pipe
+def diff_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="skillbench diff",
+        description="Compare two runs or sweeps: config changes, pass-rate deltas per cell (exact McNemar on "
+        "shared scenarios) and every flipped verdict with the checks or scores that flipped it.",
+    )
+    parser.add_argument("a", type=Path, help="run or sweep folder A (the baseline)")
+    parser.add_argument("b", type=Path, help="run or sweep folder B")
+    parser.add_argument("--json", type=Path, help="where to write the JSON (default: ./diff_<A>__<B>.json)")
+    parser.add_argument(
+        "--max-flips", type=int, default=50, help="flipped verdicts listed in the terminal (all go to JSON)"
+    )
+    parser.add_argument(
+        "--exit-code", action="store_true", help="exit 1 when anything differs (like git diff --exit-code)"
+    )
+    args = parser.parse_args(argv)
+    diff = diff_runs(args.a, args.b)
+    print(diff_markdown(diff, max_flips=args.max_flips))
+    target = args.json or Path(f"diff_{slug(args.a.resolve().name)}__{slug(args.b.resolve().name)}.json")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(diff.model_dump_json(indent=2))
+    print(f"JSON written to {target}.")
+    return 1 if args.exit_code and not diff.identical else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m skillbench.report [report|rescore|diff] ...`` (report is the default)."""
+    from skillbench.errors import SkillbenchError
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = {"report": report_main, "rescore": rescore_main, "diff": diff_main}
+    command = commands.get(argv[0]) if argv else None
+    try:
+        return command(argv[1:]) if command else report_main(argv)
+    except SkillbenchError as exc:
+        print(f"skillbench report: error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,308 @@
+"""One self-contained HTML page: tables, plots (base64), and every transcript behind every cell.
+
+No external resource is referenced (inline CSS, data: images, no scripts), so the file opens
+offline and can be mailed or archived as is.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Callable
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from skillbench.engine.results import ResultRow
+from skillbench.evaluation.records import SCORE_DIMENSIONS
+from skillbench.report.jobs import Job
+from skillbench.report.model import Cell, Report
+from skillbench.report.tables import DIMENSION_HEADERS, Table, all_tables, looks_numeric
+from skillbench.report.transcripts import TranscriptFinder
+from skillbench.rollout.records import Rollout
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:1rem 2rem;color:#222}
+h1{margin-bottom:.2rem} h2{border-bottom:2px solid #ddd;padding-bottom:.2rem;margin-top:2.2rem}
+table{border-collapse:collapse;margin:.6rem 0;font-size:.86rem}
+th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
+th{background:#f3f3f3} td.num{text-align:right;font-variant-numeric:tabular-nums}
+.foot{font-size:.8rem;color:#555;margin:.1rem 0}
+.banner{background:#fff3cd;border:1px solid #e0c36b;padding:.5rem .8rem;border-radius:4px}
+.status-missing,.status-unfinished,.status-unreadable,.status-no_verdicts{background:#eee;color:#a00;font-style:italic}
+.pass{color:#176b21;font-weight:600} .fail{color:#a11;font-weight:600} .none{color:#777;font-style:italic}
+nav a{margin-right:.8rem} img{max-width:100%;border:1px solid #eee;margin:.5rem 0}
+article.transcript{border:1px solid #ccc;border-radius:6px;padding:.6rem 1rem;margin:1rem 0}
+article.transcript:target,div.cell:target{outline:3px solid #4a7bd0}
+.msg{margin:.25rem 0;padding:.3rem .6rem;border-radius:5px;white-space:pre-wrap}
+.user{background:#eef4ff} .assistant{background:#f1f8ee} .tool{background:#f7f7f7;font-family:monospace;font-size:.8rem}
+.call{font-family:monospace;font-size:.8rem;background:#fff8e6;padding:.2rem .5rem;margin:.15rem 0;border-left:3px solid #e0a800}
+.err{border-left:3px solid #c00} .who{font-weight:600;margin-right:.4rem}
+.expl{white-space:pre-wrap;font-size:.85rem}
+"""
+
+
+def anchor(prefix: str, *parts: str) -> str:
+    """A stable, HTML-safe id for labels that may hold any character."""
+    return f"{prefix}-" + hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:12]
+
+
+def _cell(text: str, href: str | None = None, css: str = "") -> str:
+    content = f'<a href="#{href}">{escape(text)}</a>' if href else escape(text)
+    classes = " ".join(c for c in (css, "num" if looks_numeric(text) and text.strip() else "") if c)
+    return f'<td class="{classes}">{content}</td>' if classes else f"<td>{content}</td>"
+
+
+def html_table(
+    table: Table,
+    link: Callable[[int, int], str | None] | None = None,
+    css: Callable[[int, int], str] | None = None,
+) -> str:
+    """A table section; ``link``/``css`` give an anchor and a class per (row, column)."""
+    head = "".join(f"<th>{escape(h)}</th>" for h in table.headers)
+    body = []
+    for i, row in enumerate(table.display):
+        cells = "".join(
+            _cell(v, link(i, j) if link else None, css(i, j) if css else "") for j, v in enumerate(row)
+        )
+        body.append(f"<tr>{cells}</tr>")
+    foot = "".join(f'<p class="foot">{escape(n)}</p>' for n in table.footnotes)
+    return (
+        f'<section id="{table.key}"><h2>{escape(table.title)}</h2>'
+        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{foot}</section>"
+    )
+
+
+def _verdict(passed: Any) -> str:
+    if passed is True:
+        return '<span class="pass">pass</span>'
+    if passed is False:
+        return '<span class="fail">fail</span>'
+    return '<span class="none">no verdict</span>'
+
+
+def _messages(rollout: Rollout) -> str:
+    records = {r.call_id: r for r in rollout.tool_calls}
+    out: list[str] = []
+    for message in rollout.messages:
+        if message.role == "system":
+            continue
+        if message.role == "user":
+            out.append(
+                f'<div class="msg user"><span class="who">[{message.turn}] caller</span>{escape(message.content or "")}</div>'
+            )
+        elif message.role == "assistant":
+            if message.content:
+                out.append(
+                    f'<div class="msg assistant"><span class="who">[{message.turn}] agent</span>{escape(message.content)}</div>'
+                )
+            for call in message.tool_calls:
+                args = (
+                    call.raw_arguments
+                    if call.raw_arguments is not None
+                    else json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
+                )
+                record = records.get(call.id)
+                offered = "" if record is None or record.offered else " (NOT in the offered toolkit)"
+                out.append(
+                    f'<div class="call"><span class="who">[{message.turn}] tool call</span>{escape(call.name)} {escape(args)}{escape(offered)}</div>'
+                )
+        elif message.role == "tool":
+            record = records.get(message.tool_call_id or "")
+            failed = record is not None and record.is_error
+            status = (
+                f"error: {record.error_kind}"
+                if failed and record and record.error_kind
+                else ("error" if failed else "ok")
+            )
+            css = "msg tool err" if failed else "msg tool"
+            out.append(
+                f'<div class="{css}"><span class="who">[{message.turn}] result {escape(message.name or "")} ({escape(status)})</span>{escape(message.content or "")}</div>'
+            )
+    ending = f"conversation ended: {rollout.termination}" + (
+        f" — {rollout.termination_detail}" if rollout.termination_detail else ""
+    )
+    out.append(f'<p class="foot">{escape(ending)}</p>')
+    return "".join(out)
+
+
+def _rule_checks(row: ResultRow) -> str:
+    if not row.rule_checks:
+        return '<p class="foot">No rule checks recorded.</p>'
+    lines = "".join(
+        f"<tr><td>{escape(c.name)}</td><td>{'passed' if c.passed else 'FAILED'}</td><td>{'hard' if c.hard else 'soft'}</td><td>{escape(c.detail)}</td></tr>"
+        for c in row.rule_checks
+    )
+    rule = {True: "passes", False: "fails", None: "n/a (infra error)"}[row.rule_passed]
+    return f"<h4>Rule checks (rule-based verdict: {rule})</h4><table><tr><th>Check</th><th>Result</th><th>Kind</th><th>Detail</th></tr>{lines}</table>"
+
+
+def _judges(rows: list[ResultRow]) -> str:
+    head = "".join(f"<th>{escape(DIMENSION_HEADERS[d])}</th>" for d in SCORE_DIMENSIONS)
+    body = []
+    for row in rows:
+        s = row.scores
+        if s is None:
+            why = row.judge_error or row.infra_error or "no scores"
+            body.append(
+                f"<tr><td>{escape(row.judge)}</td><td>{_verdict(row.passed)}</td><td colspan='{len(SCORE_DIMENSIONS) + 3}'>{escape(why)}</td></tr>"
+            )
+            continue
+        dims = "".join(f'<td class="num">{getattr(s, d)}</td>' for d in SCORE_DIMENSIONS)
+        reasons = "; ".join(row.fail_reasons)
+        body.append(
+            f"<tr><td>{escape(row.judge)}</td><td>{_verdict(row.passed)}</td><td>{escape(s.task_completion)}</td>{dims}"
+            f"<td>{'yes' if s.hallucinated_action else 'no'}</td><td>{escape(reasons)}</td></tr>"
+            f"<tr><td></td><td colspan='{len(SCORE_DIMENSIONS) + 4}' class='expl'>{escape(s.explanation)}</td></tr>"
+        )
+    return (
+        "<h4>Judges</h4><table><tr><th>Judge</th><th>Verdict</th><th>Task completion</th>"
+        f"{head}<th>Hallucinated action</th><th>Fail reasons</th></tr>{''.join(body)}</table>"
+    )
+
+
+def _raw(value: Any) -> str:
+    return f"<pre class='tool'>{escape(json.dumps(value, indent=1, ensure_ascii=False)[:20000])}</pre>"
+
+
+def _cell_of(report: Report, table_row: int, column: int) -> Cell | None:
+    """The agent × judge cell behind a Table 1 position (judge columns start at index 2)."""
+    judge = column - 2
+    if 0 <= judge < len(report.judges):
+        return report.cell(report.table1[table_row].agent, report.judges[judge])
+    return None
+
+
+def _header(report: Report) -> list[str]:
+    counts = report.counts
+    parts = [
+        f"<header><h1>{escape(report.title)}</h1>",
+        f'<p class="foot">Generated {escape(report.generated_at)} from {escape(", ".join(report.sources))}. '
+        f"{counts['jobs_finished']} finished job(s) of {counts['jobs']}; {counts['rows']} rows, "
+        f"{counts['scored']} with a verdict, {counts['judge_errors']} judge error(s), "
+        f"{counts['infra_errors']} infra error(s), {counts['cells_missing']} missing cell(s); "
+        f"pass rule(s): {escape(', '.join(report.pass_rules) or '—')}.</p>",
+    ]
+    if report.simulated:
+        parts.append(
+            '<p class="banner">Contains SIMULATED models: offline, deterministic stand-ins. '
+            "Their numbers are not real model results.</p>"
+        )
+    if report.rescore:
+        parts.append(
+            f'<p class="banner">Rescored with pass rule {escape(str(report.rescore.get("rule_name")))}: '
+            "no model calls were made.</p>"
+        )
+    return parts
+
+
+def _transcript(unit_id: str, agent: str, rows: list[ResultRow], finder: TranscriptFinder, job: Path) -> str:
+    first = rows[0]
+    rollout, problem = finder.load(job, first.rollout_key)
+    body = [
+        f'<article class="transcript" id="{unit_id}">',
+        f"<h3>{escape(agent)} — {escape(first.scenario_id)}</h3>",
+        f'<p class="foot">skill {escape(first.skill_id)} · path {escape(first.path)} · persona {escape(first.persona)} · '
+        f"expected {escape(first.expected_outcome)} · ended {escape(first.termination)} after {first.turns} turn(s) · "
+        f"{first.tool_calls} tool call(s), {first.tool_errors} error(s) · rollout {escape(first.rollout_key or '—')}</p>",
+    ]
+    if first.infra_error:
+        body.append(f'<p class="banner">Infrastructure error: {escape(first.infra_error)}</p>')
+    if isinstance(rollout, Rollout):
+        body.append(_messages(rollout))
+    elif rollout is not None:
+        body.append(_raw(rollout))
+    if problem:
+        body.append(f'<p class="foot">Transcript: {escape(problem)}</p>')
+    body.append(_rule_checks(first))
+    body.append(_judges(rows))
+    body.append("</article>")
+    return "".join(body)
+
+
+def render_html(
+    report: Report, frame: pd.DataFrame, jobs: list[Job], plots: dict[str, bytes], *, transcripts: bool = True
+) -> str:
+    """The page. ``frame`` decides which rows are shown (finished, de-duplicated); the rows' full
+    records (rule checks, scores) come from the jobs."""
+    tables = {t.key: t for t in all_tables(report)}
+    rows_by_key: dict[tuple[str, str], ResultRow] = {
+        (str(j.path), r.scenario_id): r for j in jobs for r in j.rows
+    }
+
+    def t1_link(i: int, j: int) -> str | None:
+        cell = _cell_of(report, i, j)
+        return anchor("cell", cell.agent, cell.judge) if cell is not None and cell.scenarios else None
+
+    def t1_css(i: int, j: int) -> str:
+        cell = _cell_of(report, i, j)
+        return f"status-{cell.status}" if cell is not None and cell.pass_rate is None else ""
+
+    parts = _header(report)
+    nav = [(k, t.title.split(" —")[0]) for k, t in tables.items()]
+    nav += [("plots", "Plots"), ("notes", "Notes"), ("cells", "Cells")]
+    nav += [("transcripts", "Transcripts")] if transcripts else []
+    parts.append(
+        "</header><nav>" + "".join(f'<a href="#{k}">{escape(label)}</a>' for k, label in nav) + "</nav>"
+    )
+    for key, table in tables.items():
+        parts.append(html_table(table, t1_link, t1_css) if key == "table1" else html_table(table))
+    parts.append('<section id="plots"><h2>Plots</h2>')
+    for name, png in plots.items():
+        parts.append(
+            f'<figure><img alt="{escape(name)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+            f'<figcaption class="foot">{escape(name)}</figcaption></figure>'
+        )
+    parts.append("</section>")
+    notes = "".join(f"<li>{escape(n)}</li>" for n in report.notes) or "<li>none</li>"
+    parts.append(f'<section id="notes"><h2>Notes</h2><ul>{notes}</ul></section>')
+
+    # One transcript per agent × rollout, shared by every judge that scored it.
+    units: dict[str, tuple[str, Path, list[ResultRow]]] = {}
+    cells: dict[tuple[str, str], list[tuple[ResultRow, str]]] = {}
+    first_key = frame.groupby(["agent_label", "scenario_id"])["rollout_key"].transform("first")
+    unit_keys = frame["rollout_key"].fillna(first_key).fillna("")
+    for agent, judge, job, scenario, key in zip(
+        frame["agent_label"], frame["judge_label"], frame["job"], frame["scenario_id"], unit_keys, strict=True
+    ):
+        row = rows_by_key[(job, scenario)]
+        unit_id = anchor("tr", agent, scenario, key)
+        units.setdefault(unit_id, (agent, Path(job), []))[2].append(row)
+        cells.setdefault((agent, judge), []).append((row, unit_id))
+
+    parts.append('<section id="cells"><h2>Cells — every scenario of every agent × judge</h2>')
+    for agent in report.agents:
+        for judge in report.judges:
+            entries = cells.get((agent, judge))
+            if not entries:
+                continue
+            lines = []
+            for row, unit_id in entries:
+                link = f'<a href="#{unit_id}">transcript</a>' if transcripts else ""
+                why = "; ".join(row.fail_reasons) or row.judge_error or row.infra_error or ""
+                lines.append(
+                    f"<tr><td>{escape(row.scenario_id)}</td><td>{escape(row.path)}</td><td>{_verdict(row.passed)}</td>"
+                    f"<td>{escape(why)}</td><td>{link}</td></tr>"
+                )
+            parts.append(
+                f'<div class="cell" id="{anchor("cell", agent, judge)}"><h3>{escape(agent)} × {escape(judge)}</h3>'
+                f"<table><tr><th>Scenario</th><th>Path</th><th>Verdict</th><th>Reasons</th><th></th></tr>"
+                f"{''.join(lines)}</table></div>"
+            )
+    parts.append("</section>")
+
+    if transcripts:
+        finder = TranscriptFinder(jobs)
+        parts.append('<section id="transcripts"><h2>Transcripts</h2>')
+        for unit_id, (agent, job, rows) in units.items():
+            parts.append(_transcript(unit_id, agent, rows, finder, job))
+        parts.append("</section>")
+
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(report.title)}</title><style>{CSS}</style></head><body>{''.join(parts)}</body></html>"
+    )

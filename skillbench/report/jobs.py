@@ -1,0 +1,241 @@
+"""Find and read job folders (config.json, results.jsonl, summary.json) from runs and sweeps."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from skillbench.config.schema import RunConfig
+from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, JobSummary, ResultRow
+from skillbench.errors import SkillbenchError
+
+JOB_MARKERS = (CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE)
+HYDRA_DIR = ".hydra"
+LOG_FILE = "skillbench.log"
+JOB_ERROR_FILE = "job_error.json"  # written by the engine when it catches a job's exception
+
+
+class ReportError(SkillbenchError):
+    """The given folders hold nothing a report can be built from, or an argument is wrong."""
+
+
+@dataclass
+class Job:
+    """One job folder as found on disk. ``finished`` is True only when summary.json exists and is valid."""
+
+    path: Path
+    config: dict[str, Any]
+    rows: list[ResultRow]
+    summary: JobSummary | None
+    status: str  # finished | unfinished | unreadable
+    problems: list[str] = field(default_factory=list)
+    hydra_overrides: list[str] = field(default_factory=list)
+    launch_cwd: Path | None = None
+    error_hint: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "finished"
+
+    def _name(self, role: str) -> str:
+        # config.json, else Hydra's saved config, else the rows; the folder name only as a last resort.
+        section = self.config.get(role)
+        if isinstance(section, dict) and section.get("name"):
+            return str(section["name"])
+        if self.rows:
+            return str(getattr(self.rows[0], role))
+        return f"?{self.path.name}" if role == "agent" else "?"
+
+    @property
+    def agent(self) -> str:
+        return self._name("agent")
+
+    @property
+    def judge(self) -> str:
+        return self._name("judge")
+
+    @property
+    def finished_at(self) -> str:
+        return self.summary.finished_at if self.summary is not None else ""
+
+
+def is_job_dir(path: Path) -> bool:
+    return path.is_dir() and any((path / marker).exists() for marker in JOB_MARKERS)
+
+
+def _is_hydra_job_dir(path: Path) -> bool:
+    # A job that crashed before writing anything still has Hydra's own files: list it as unfinished.
+    return (
+        path.is_dir()
+        and (path / HYDRA_DIR / "config.yaml").exists()
+        and not (path / "multirun.yaml").exists()
+    )
+
+
+def find_job_dirs(paths: list[Path | str]) -> list[Path]:
+    """Job folders under each path: the path itself, its children (a sweep), or grandchildren (sweeps).
+
+    Deeper folders are not searched, so a rescore written inside a sweep is not mistaken for its jobs.
+    """
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise ReportError(
+                f"{path}: no such folder. Fix: pass a job folder or a sweep folder (outputs/multirun/<stamp>)."
+            )
+        if is_job_dir(path) or _is_hydra_job_dir(path):
+            found.append(path)
+            continue
+        children = sorted(p for p in path.iterdir() if p.is_dir())
+        jobs = [p for p in children if is_job_dir(p) or _is_hydra_job_dir(p)]
+        if not jobs:
+            jobs = [g for c in children for g in sorted(c.iterdir()) if is_job_dir(g) or _is_hydra_job_dir(g)]
+        if not jobs:
+            raise ReportError(
+                f"{path}: no job folders found (a job folder holds {CONFIG_FILE} and {RESULTS_FILE}). "
+                "Fix: pass a run folder, a sweep folder, or a folder of sweeps."
+            )
+        found.extend(jobs)
+    unique: dict[Path, None] = {}
+    for job in found:
+        unique.setdefault(job.resolve(), None)
+    return list(unique)
+
+
+def _read_hydra(path: Path) -> tuple[dict[str, Any], list[str], Path | None]:
+    """The composed config Hydra saved, the job's overrides and the launch directory (for relative paths)."""
+    hydra_dir = path / HYDRA_DIR
+    config: dict[str, Any] = {}
+    overrides: list[str] = []
+    cwd: Path | None = None
+    try:
+        if (hydra_dir / "config.yaml").exists():
+            config = yaml.safe_load((hydra_dir / "config.yaml").read_text()) or {}
+        if (hydra_dir / "overrides.yaml").exists():
+            overrides = [str(o) for o in yaml.safe_load((hydra_dir / "overrides.yaml").read_text()) or []]
+        if (hydra_dir / "hydra.yaml").exists():
+            hydra_cfg = yaml.safe_load((hydra_dir / "hydra.yaml").read_text()) or {}
+            runtime_cwd = ((hydra_cfg.get("hydra") or {}).get("runtime") or {}).get("cwd")
+            cwd = Path(runtime_cwd) if runtime_cwd else None
+    except (OSError, yaml.YAMLError):
+        pass  # Hydra's files are a fallback only; a damaged one must not hide the job's own files
+    return config, overrides, cwd
+
+
+def _error_hint(path: Path) -> str | None:
+    """Why an unfinished job stopped, shown next to its missing cell: the engine's job_error.json,
+    else the last ERROR line of the job log."""
+    try:
+        error = json.loads((path / JOB_ERROR_FILE).read_text())
+        return f"{error.get('type', 'error')}: {error.get('error', '')}"[:300]
+    except (OSError, json.JSONDecodeError, AttributeError):
+        pass
+    log = path / LOG_FILE
+    if not log.exists():
+        return None
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        if "[ERROR]" in line or "[CRITICAL]" in line or line.startswith("Traceback"):
+            return line.strip()[:300]
+    return None
+
+
+def _normalise(config: dict[str, Any]) -> dict[str, Any]:
+    """Hydra's saved config with RunConfig defaults filled in, so it compares equal to a config.json dump."""
+    try:
+        return RunConfig.model_validate(config).model_dump(mode="json")
+    except ValidationError:
+        return config
+
+
+def load_job(path: Path) -> Job:
+    """Read one job folder. Never raises for damaged content: problems are recorded on the Job."""
+    problems: list[str] = []
+    hydra_config, overrides, cwd = _read_hydra(path)
+    config: dict[str, Any] = {}
+    if (path / CONFIG_FILE).exists():
+        try:
+            config = json.loads((path / CONFIG_FILE).read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            problems.append(f"{path / CONFIG_FILE}: unreadable ({exc})")
+    if not config and hydra_config:
+        config = _normalise({k: v for k, v in hydra_config.items() if k != "hydra"})
+
+    summary: JobSummary | None = None
+    if (path / SUMMARY_FILE).exists():
+        try:
+            summary = JobSummary.model_validate_json((path / SUMMARY_FILE).read_text())
+        except (OSError, ValidationError) as exc:
+            problems.append(f"{path / SUMMARY_FILE}: invalid ({_first_error(exc)})")
+
+    rows: list[ResultRow] = []
+    bad_lines = 0
+    results = path / RESULTS_FILE
+    if results.exists():
+        lines = results.read_text().splitlines()
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(ResultRow.model_validate_json(line))
+            except ValidationError as exc:
+                bad_lines += 1
+                # The last line of an interrupted job may be cut short; any other bad line is reported.
+                if not (summary is None and number == len(lines)):
+                    problems.append(f"{results}:{number}: invalid result row ({_first_error(exc)})")
+    if summary is not None and bad_lines == 0:
+        status = "finished"
+    elif summary is not None:
+        status = "unreadable"
+    else:
+        status = "unfinished"
+    if summary is not None and status == "finished":
+        problems.extend(_check_summary(path, rows, summary))
+    return Job(
+        path=path,
+        config=config,
+        rows=rows,
+        summary=summary,
+        status=status,
+        problems=problems,
+        hydra_overrides=overrides,
+        launch_cwd=cwd,
+        error_hint=None if status == "finished" else _error_hint(path),
+    )
+
+
+def _check_summary(path: Path, rows: list[ResultRow], summary: JobSummary) -> list[str]:
+    """The report recomputes counts from rows; a disagreement with summary.json is shown, not hidden."""
+    scored = sum(row.passed is not None for row in rows)
+    passed = sum(row.passed is True for row in rows)
+    problems = []
+    if len(rows) != summary.scenarios:
+        problems.append(
+            f"{path}: results.jsonl has {len(rows)} rows but summary.json says {summary.scenarios} scenarios"
+        )
+    if scored != summary.scored or passed != summary.passed:
+        problems.append(
+            f"{path}: rows give {passed}/{scored} passed/scored but summary.json says {summary.passed}/{summary.scored}"
+        )
+    return problems
+
+
+def _first_error(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        return f"field '{'.'.join(str(p) for p in err['loc'])}': {err['msg']}"
+    return str(exc)
+
+
+def load_jobs(paths: list[Path | str]) -> list[Job]:
+    """Every job under the given run, sweep or folder-of-sweeps paths."""
+    return [load_job(path) for path in find_job_dirs(paths)]

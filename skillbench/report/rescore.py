@@ -1,0 +1,224 @@
+"""Apply another pass rule to stored rule checks and judge scores. No model is called."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from hydra import compose, initialize_config_module
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import HydraException
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+from pydantic import ValidationError
+
+from skillbench.config.schema import PassRuleConfig
+from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, JobSummary, ResultRow
+from skillbench.evaluation.pass_rule import apply_pass_rule
+from skillbench.report.jobs import Job, ReportError
+from skillbench.report.transcripts import store_candidates
+
+CONFIG_MODULE = "skillbench.conf"
+GROUP = "pass_rule"
+MARKER_FILE = "rescore.json"
+
+
+def _parse(overrides: list[str]) -> tuple[bool, list[tuple[str, bool]]]:
+    """(a preset was chosen, [(field, deleted)] of dotted overrides). Only pass_rule may change."""
+    try:
+        parsed = OverridesParser.create().parse_overrides(overrides)
+    except HydraException as exc:
+        raise ReportError(
+            f"bad override: {exc}. Fix: write overrides as Hydra does, e.g. pass_rule=strict"
+        ) from None
+    preset = False
+    fields: list[tuple[str, bool]] = []
+    for override in parsed:
+        key = override.key_or_group
+        if key == GROUP:
+            preset = True
+        elif key.startswith(GROUP + "."):
+            fields.append((key[len(GROUP) + 1 :], override.is_delete()))
+        else:
+            raise ReportError(
+                f"rescore changes only the pass rule, not '{override.input_line}'. "
+                "Fix: pass pass_rule=<preset> or pass_rule.<field>=<value> (other settings need a new run)."
+            )
+    return preset, fields
+
+
+def compose_overrides(overrides: list[str]) -> dict[str, Any]:
+    """The ``pass_rule`` node composed by Hydra from skillbench/conf with these overrides."""
+    try:
+        with initialize_config_module(config_module=CONFIG_MODULE, version_base="1.3"):
+            cfg = compose(config_name="config", overrides=list(overrides))
+        node = OmegaConf.to_container(cfg[GROUP], resolve=True)
+    except (HydraException, OmegaConfBaseException) as exc:
+        message = str(exc).strip().splitlines()[0].rstrip(".")
+        raise ReportError(
+            f"cannot compose pass rule from {overrides}: {message}. "
+            "Fix: choose a preset from skillbench/conf/pass_rule (paper, strict, lenient) or a field of PassRuleConfig."
+        ) from None
+    assert isinstance(node, dict)
+    return {str(k): v for k, v in node.items()}
+
+
+def _validate(rule: dict[str, Any], origin: str) -> PassRuleConfig:
+    try:
+        return PassRuleConfig.model_validate(rule)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"])
+        raise ReportError(
+            f"invalid pass rule ({origin}) at 'pass_rule.{field}': {err['msg']}. "
+            f"Fix: pass a valid value, e.g. pass_rule.{field}=<value>."
+        ) from None
+
+
+def resolve_rules(jobs: list[Job], overrides: list[str]) -> dict[Path, PassRuleConfig]:
+    """The new rule of each job.
+
+    ``pass_rule=<preset>`` replaces every job's rule with that preset (plus any dotted overrides).
+    Dotted overrides alone (``pass_rule.min_guardrail_compliance=5``) change each job's *own*
+    stored rule, so a strict run stays strict apart from the field named.
+    """
+    if not overrides:
+        raise ReportError("no pass-rule override given. Fix: e.g. skillbench rescore DIR pass_rule=strict")
+    preset, fields = _parse(overrides)
+    composed = compose_overrides(overrides)
+    if preset:
+        rule = _validate(composed, " ".join(overrides))
+        return {job.path: rule for job in jobs}
+    rules: dict[Path, PassRuleConfig] = {}
+    for job in jobs:
+        base = dict(job.config.get(GROUP) or {})
+        if not base and not job.finished:
+            base = dict(composed)  # its rows are not reported anyway; never block the others on it
+        if not base:
+            raise ReportError(
+                f"{job.path / CONFIG_FILE}: no stored pass_rule to change. Fix: name a preset, e.g. pass_rule=paper"
+            )
+        for field, deleted in fields:
+            if deleted:
+                base.pop(field, None)
+            else:
+                base[field] = composed.get(field)
+        if not any(field == "name" for field, _ in fields):
+            changes = ",".join(f"{f}={json.dumps(base.get(f))}" if not d else f"~{f}" for f, d in fields)
+            base["name"] = f"{base.get('name', 'rule')}+{changes}"
+        rules[job.path] = _validate(base, f"{job.path}: {' '.join(overrides)}")
+    return rules
+
+
+def rescore_row(row: ResultRow, rule: PassRuleConfig) -> ResultRow:
+    """The row under ``rule``. Rows without scores (judge or infra error) keep their None verdict."""
+    if row.scores is None:
+        return row.model_copy(update={"pass_rule": rule.name})
+    decision = apply_pass_rule(row.rule_checks, row.scores, rule)
+    return row.model_copy(
+        update={"passed": decision.passed, "fail_reasons": decision.reasons, "pass_rule": rule.name}
+    )
+
+
+def _summary(summary: JobSummary, rows: list[ResultRow], rule: PassRuleConfig) -> JobSummary:
+    passed = sum(r.passed is True for r in rows)
+    scored = sum(r.passed is not None for r in rows)
+    by_path: dict[str, dict[str, Any]] = {}
+    for path, entry in summary.by_path.items():
+        path_rows = [r for r in rows if r.path == path]
+        path_passed = sum(r.passed is True for r in path_rows)
+        path_scored = sum(r.passed is not None for r in path_rows)
+        by_path[path] = {
+            **entry,
+            "passed": path_passed,
+            "pass_rate": path_passed / path_scored if path_scored else None,
+        }
+    return summary.model_copy(
+        update={
+            "pass_rule": rule.name,
+            "passed": passed,
+            "scored": scored,
+            "pass_rate": passed / scored if scored else None,
+            "by_path": by_path,
+        }
+    )
+
+
+def _folder_names(jobs: list[Job]) -> dict[Path, str]:
+    """Output folder per job: its own name, prefixed by its sweep's when names collide."""
+    names = {job.path: job.path.name for job in jobs}
+    if len(set(names.values())) < len(names):
+        names = {job.path: f"{job.path.parent.name}__{job.path.name}" for job in jobs}
+    return names
+
+
+def _absolute_store(job: Job) -> str | None:
+    """An absolute store root, so the rescored copy still finds the transcripts wherever it is read from."""
+    for candidate in store_candidates(job):
+        if (candidate / "rollouts").is_dir():
+            return str(candidate.resolve())
+    return None
+
+
+def rescore_jobs(jobs: list[Job], rules: dict[Path, PassRuleConfig], out: Path) -> list[Job]:
+    """Rescored copies of the jobs (config, rows, summary), with paths under ``out``."""
+    names = _folder_names(jobs)
+    rescored: list[Job] = []
+    for job in jobs:
+        rule = rules[job.path]
+        rows = [rescore_row(row, rule) for row in job.rows]
+        config = json.loads(json.dumps(job.config))
+        config[GROUP] = rule.model_dump(mode="json")
+        store = _absolute_store(job)
+        if store is not None:
+            config.setdefault("store", {})["root"] = store
+        summary = _summary(job.summary, rows, rule) if job.summary is not None else None
+        rescored.append(
+            replace(job, path=out / names[job.path], config=config, rows=rows, summary=summary, problems=[])
+        )
+    return rescored
+
+
+def write_jobs(jobs: list[Job], sources: dict[Path, Path]) -> None:
+    """Write rescored job folders (config.json, results.jsonl, summary.json only when the original had one)."""
+    for job in jobs:
+        job.path.mkdir(parents=True, exist_ok=True)
+        (job.path / CONFIG_FILE).write_text(json.dumps(job.config, indent=2))
+        (job.path / RESULTS_FILE).write_text("".join(row.model_dump_json() + "\n" for row in job.rows))
+        if job.summary is not None:
+            (job.path / SUMMARY_FILE).write_text(job.summary.model_dump_json(indent=2))
+        (job.path / MARKER_FILE).write_text(json.dumps({"rescored_from": str(sources[job.path])}, indent=2))
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", text).strip("_")[:80] or "rule"
+
+
+def compare(before: list[Job], after: list[Job]) -> list[dict[str, Any]]:
+    """Per job: pass rate before and after, and how many verdicts flipped each way."""
+    changes = []
+    for old, new in zip(before, after, strict=True):
+        if not old.finished:
+            continue
+        pairs = list(zip(old.rows, new.rows, strict=True))
+        scored = sum(o.passed is not None for o, _ in pairs)
+        before_pass = sum(o.passed is True for o, _ in pairs)
+        after_pass = sum(n.passed is True for _, n in pairs)
+        changes.append(
+            {
+                "agent": old.agent,
+                "judge": old.judge,
+                "job": str(old.path),
+                "pass_rule_before": (old.config.get(GROUP) or {}).get("name"),
+                "pass_rule_after": (new.config.get(GROUP) or {}).get("name"),
+                "scored": scored,
+                "pass_rate_before": before_pass / scored if scored else None,
+                "pass_rate_after": after_pass / scored if scored else None,
+                "pass_to_fail": sum(o.passed is True and n.passed is False for o, n in pairs),
+                "fail_to_pass": sum(o.passed is False and n.passed is True for o, n in pairs),
+            }
+        )
+    return changes

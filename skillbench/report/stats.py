@@ -1,0 +1,155 @@
+"""Agreement and uncertainty statistics used by the reports, with their degenerate cases defined.
+
+Conventions (documented in docs/reports.md):
+
+* Cohen's κ is ``(p_o - p_e) / (1 - p_e)``. When ``p_e == 1`` (both judges gave one and the same
+  verdict to every shared transcript) κ is 0/0 and is reported as ``None`` ("undefined: no
+  variance"), never as 1; percent agreement (100 %) is still reported. When one judge is constant
+  and the other is not, ``p_e < 1`` and κ is well defined (it is 0, as scikit-learn gives).
+* No shared transcripts → agreement and κ are ``None`` with ``n = 0``.
+* Fleiss' κ and Krippendorff's α are ``None`` when expected disagreement is zero or there are no
+  pairable ratings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+
+def percent_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
+    """Share of items on which two raters agree; None for no items."""
+    if len(a) != len(b):
+        raise ValueError("raters must rate the same items")
+    if not a:
+        return None
+    return sum(x == y for x, y in zip(a, b, strict=True)) / len(a)
+
+
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
+    """Cohen's κ of two raters over the same items; None when empty or undefined (p_e == 1)."""
+    if len(a) != len(b):
+        raise ValueError("raters must rate the same items")
+    n = len(a)
+    if n == 0:
+        return None
+    p_o = sum(x == y for x, y in zip(a, b, strict=True)) / n
+    count_a, count_b = Counter(a), Counter(b)
+    p_e = sum(count_a[k] * count_b[k] for k in count_a) / (n * n)
+    if math.isclose(p_e, 1.0):
+        return None
+    return (p_o - p_e) / (1.0 - p_e)
+
+
+def fleiss_kappa(counts: np.ndarray) -> float | None:
+    """Fleiss' κ from an items × categories matrix of rating counts (same number of raters per item).
+
+    None when there are no items, fewer than two raters, or expected agreement is 1 (no variance).
+    """
+    counts = np.asarray(counts, dtype=float)
+    if counts.ndim != 2 or counts.shape[0] == 0:
+        return None
+    raters = counts.sum(axis=1)
+    if not np.allclose(raters, raters[0]) or raters[0] < 2:
+        raise ValueError("Fleiss' kappa needs the same number (>= 2) of raters for every item")
+    n, m = counts.shape[0], raters[0]
+    p_j = counts.sum(axis=0) / (n * m)
+    p_i = ((counts**2).sum(axis=1) - m) / (m * (m - 1))
+    p_bar, p_e = p_i.mean(), float((p_j**2).sum())
+    if math.isclose(p_e, 1.0):
+        return None
+    return float((p_bar - p_e) / (1.0 - p_e))
+
+
+def krippendorff_alpha_nominal(units: Sequence[Sequence[Hashable | None]]) -> float | None:
+    """Krippendorff's α (nominal) from per-unit rating lists; None values are missing ratings.
+
+    Units with fewer than two ratings are not pairable and are skipped. None when no pairable
+    ratings remain or expected disagreement is zero (every rating the same value).
+    """
+    coincidence: Counter[tuple[Hashable, Hashable]] = Counter()
+    for unit in units:
+        values = [v for v in unit if v is not None]
+        m = len(values)
+        if m < 2:
+            continue
+        for i, x in enumerate(values):
+            for j, y in enumerate(values):
+                if i != j:
+                    coincidence[(x, y)] += 1.0 / (m - 1)
+    total = sum(coincidence.values())
+    if total == 0:
+        return None
+    marginals: Counter[Hashable] = Counter()
+    for (x, _), weight in coincidence.items():
+        marginals[x] += weight
+    observed = sum(w for (x, y), w in coincidence.items() if x != y) / total
+    expected = sum(marginals[x] * marginals[y] for x in marginals for y in marginals if x != y) / (
+        total * (total - 1)
+    )
+    if expected == 0:
+        return None
+    return 1.0 - observed / expected
+
+
+def kendall_tau(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Kendall's τ-b (SciPy) between two score lists over the same items; None if < 2 items or undefined."""
+    if len(a) != len(b):
+        raise ValueError("rankings must cover the same items")
+    if len(a) < 2:
+        return None
+    result = scipy_stats.kendalltau(a, b)
+    tau = float(result.statistic)
+    return None if math.isnan(tau) else tau
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts (binomial test, SciPy). 1.0 when b+c == 0."""
+    if b + c == 0:
+        return 1.0
+    return float(scipy_stats.binomtest(b, b + c, 0.5, alternative="two-sided").pvalue)
+
+
+def bootstrap_weights(n_items: int, n_boot: int, seed: int) -> np.ndarray:
+    """Multiplicity of each item in each bootstrap draw (n_boot × n_items), seeded.
+
+    Every statistic of one report uses the same draws, so differences between models are paired.
+    """
+    if n_items == 0 or n_boot == 0:
+        return np.zeros((n_boot, n_items))
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, n_items, size=(n_boot, n_items))
+    offsets = (np.arange(n_boot) * n_items)[:, None]
+    flat = np.bincount((draws + offsets).ravel(), minlength=n_boot * n_items)
+    return flat.reshape(n_boot, n_items).astype(float)
+
+
+def percentile_ci(samples: np.ndarray, level: float = 0.95) -> tuple[float | None, float | None]:
+    """Percentile interval of bootstrap samples, ignoring NaN draws; (None, None) if all are NaN."""
+    samples = np.asarray(samples, dtype=float)
+    samples = samples[~np.isnan(samples)]
+    if samples.size == 0:
+        return None, None
+    tail = (1.0 - level) / 2.0 * 100.0
+    low, high = np.percentile(samples, [tail, 100.0 - tail])
+    return float(low), float(high)
+
+
+def ratio_draws(weights: np.ndarray, numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """Per-draw ratio sum(w*num)/sum(w*den) over items; NaN where a draw has no denominator."""
+    num = weights @ numerator
+    den = weights @ denominator
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def pair_overlap(
+    first: Mapping[Hashable, bool], second: Mapping[Hashable, bool]
+) -> tuple[list[bool], list[bool]]:
+    """Verdicts of two judges on the items both judged, in a stable order."""
+    shared = sorted(set(first) & set(second), key=str)
+    return [first[k] for k in shared], [second[k] for k in shared]

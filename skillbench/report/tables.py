@@ -1,0 +1,437 @@
+"""The report's tables as plain rows (header + cells), shared by Markdown, CSV, LaTeX and HTML."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tabulate import tabulate
+
+from skillbench.evaluation.records import SCORE_DIMENSIONS
+from skillbench.report.model import Cell, Report
+
+DIMENSION_HEADERS = {
+    "workflow_adherence": "Workflow",
+    "tool_use_correctness": "Tool use",
+    "guardrail_compliance": "Guardrails",
+    "communication_quality": "Communication",
+    "resolution_efficiency": "Efficiency",
+}
+# Cell text for cells without a rate: the reason, never a blank or a zero.
+STATUS_TEXT = {
+    "missing": "missing",
+    "unfinished": "unfinished",
+    "unreadable": "unreadable",
+    "no_verdicts": "no verdicts",
+}
+
+
+@dataclass
+class Table:
+    """A titled table. ``display`` rows are formatted for people; ``data`` rows keep raw numbers."""
+
+    key: str
+    title: str
+    headers: list[str]
+    display: list[list[str]]
+    data: list[list[object]]
+    footnotes: list[str] = field(default_factory=list)
+    data_headers: list[str] | None = None  # machine-readable layout, when it differs from the display one
+
+    @property
+    def columns(self) -> list[str]:
+        return self.data_headers or self.headers
+
+
+def looks_numeric(text: str) -> bool:
+    """A display cell that should be right-aligned: a number, possibly marked, or a dash for none."""
+    core = text.replace(" †", "").replace(" *", "").strip()
+    try:
+        float(core)
+    except ValueError:
+        return core in {"—", ""}
+    return True
+
+
+def markdown_table(rows: list[list[str]], headers: list[str]) -> str:
+    """GitHub Markdown with numeric columns right-aligned; cells are shown exactly as formatted."""
+    align = [
+        "right"
+        if all(looks_numeric(str(r[j])) for r in rows)
+        and any(str(r[j]).strip() not in {"", "—"} for r in rows)
+        else "left"
+        for j in range(len(headers))
+    ]
+    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True, colalign=align)
+
+
+def pct(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None else f"{value * 100:.{digits}f}"
+
+
+def num(value: float | None, digits: int = 2) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def ci(low: float | None, high: float | None) -> str:
+    return "—" if low is None or high is None else f"[{low * 100:.1f}, {high * 100:.1f}]"
+
+
+def cell_text(cell: Cell) -> str:
+    if cell.pass_rate is None:
+        return STATUS_TEXT.get(cell.status, cell.status)
+    errors = " †" if cell.judge_errors or cell.infra_errors else ""
+    return pct(cell.pass_rate) + errors
+
+
+def table1(report: Report) -> Table:
+    headers = ["#", "Agent", *report.judges, "Rule", "Mean", "Mean 95% CI"]
+    display, data = [], []
+    partial = False
+    for row in report.table1:
+        cells = [report.cell(row.agent, j) for j in report.judges]
+        mark = ""
+        if row.mean_pass_rate is not None and row.judges_in_mean < len(report.judges):
+            mark, partial = " *", True
+        display.append(
+            [
+                str(row.rank),
+                row.agent + (" (sim)" if row.simulated else ""),
+                *[cell_text(c) for c in cells],
+                pct(row.rule_pass_rate),
+                pct(row.mean_pass_rate) + mark,
+                ci(row.mean_ci_low, row.mean_ci_high),
+            ]
+        )
+        data.append(
+            [
+                row.rank,
+                row.agent,
+                *[c.pass_rate if c.pass_rate is not None else c.status for c in cells],
+                row.rule_pass_rate,
+                row.mean_pass_rate,
+                row.mean_ci_low,
+                row.mean_ci_high,
+            ]
+        )
+    columns = [
+        "rank",
+        "agent",
+        *report.judges,
+        "rule_pass_rate",
+        "mean_pass_rate",
+        "mean_ci_low",
+        "mean_ci_high",
+    ]
+    notes = ["Pass rate in %; judge and infrastructure errors are excluded from rates (see Coverage)."]
+    if any(c.judge_errors or c.infra_errors for c in report.cells):
+        notes.append("† the cell has judge or infrastructure errors, excluded from its rate.")
+    if partial:
+        notes.append("* mean over the judges with a rate only (some cells are missing or have no verdicts).")
+    notes.append("Rule: rule-based pass rate (no hard rule-check failure), one verdict per rollout.")
+    return Table(
+        "table1",
+        "Table 1 — pass rate (%) per agent × judge",
+        headers,
+        display,
+        data,
+        footnotes=notes,
+        data_headers=columns,
+    )
+
+
+def coverage(report: Report) -> Table:
+    headers = [
+        "Agent",
+        "Judge",
+        "Status",
+        "Scenarios",
+        "Scored",
+        "Passed",
+        "Judge errors",
+        "Infra errors",
+        "Note",
+    ]
+    display, data = [], []
+    for agent in report.agents:
+        for judge in report.judges:
+            c = report.cell(agent, judge)
+            values = [
+                agent,
+                judge,
+                c.status,
+                c.scenarios,
+                c.scored,
+                c.passed,
+                c.judge_errors,
+                c.infra_errors,
+                c.note or "",
+            ]
+            data.append(values)
+            display.append([str(v) for v in values])
+    return Table("coverage", "Coverage — rows, verdicts and errors per cell", headers, display, data)
+
+
+def table2(report: Report) -> Table:
+    headers = ["Agent", *[DIMENSION_HEADERS[d] for d in SCORE_DIMENSIONS], "Hallucinated %", "Judges"]
+    display, data = [], []
+    for row in report.table2:
+        means = [row.means[d] for d in SCORE_DIMENSIONS]
+        display.append(
+            [row.agent, *[num(m) for m in means], pct(row.hallucination_rate), str(len(row.per_judge))]
+        )
+        data.append([row.agent, *means, row.hallucination_rate, len(row.per_judge)])
+    return Table(
+        "table2",
+        "Table 2 — mean rubric score (1–5) per agent, averaged over judges",
+        headers,
+        display,
+        data,
+        footnotes=[
+            "Rows with a judge error have no scores and are left out; per-judge means are in table2_per_judge."
+        ],
+    )
+
+
+def table2_per_judge(report: Report) -> Table:
+    headers = [
+        "Agent",
+        "Judge",
+        "Scored",
+        *[DIMENSION_HEADERS[d] for d in SCORE_DIMENSIONS],
+        "Hallucinated %",
+    ]
+    display, data = [], []
+    for row in report.table2:
+        for judge, values in row.per_judge.items():
+            means = [values.get(d) for d in SCORE_DIMENSIONS]
+            display.append(
+                [
+                    row.agent,
+                    judge,
+                    str(row.scored.get(judge, 0)),
+                    *[num(m) for m in means],
+                    pct(values.get("hallucination_rate")),
+                ]
+            )
+            data.append(
+                [row.agent, judge, row.scored.get(judge, 0), *means, values.get("hallucination_rate")]
+            )
+    return Table("table2_per_judge", "Table 2 per judge — mean rubric score (1–5)", headers, display, data)
+
+
+def table3(report: Report) -> Table:
+    headers = ["Judge A", "Judge B", "Shared", "Agreement %", "Cohen's κ", "Note"]
+    display, data = [], []
+    for p in report.table3:
+        display.append([p.judge_a, p.judge_b, str(p.n), pct(p.agreement), num(p.kappa, 3), p.note or ""])
+        data.append([p.judge_a, p.judge_b, p.n, p.agreement, p.kappa, p.note or ""])
+    panel = report.panel
+    display.append(
+        [
+            "Mean over pairs",
+            "",
+            "",
+            pct(panel.mean_agreement),
+            num(panel.mean_kappa, 3),
+            f"{panel.pairs_with_kappa} pair(s) with κ",
+        ]
+    )
+    data.append(["mean", "", "", panel.mean_agreement, panel.mean_kappa, ""])
+    notes = [
+        f"Fleiss' κ = {num(panel.fleiss_kappa, 3)} over {panel.fleiss_items} transcript(s) judged by all {len(panel.judges)} judges; "
+        f"Krippendorff's α (nominal) = {num(panel.krippendorff_alpha, 3)} over {panel.alpha_items} transcript(s) judged by ≥ 2.",
+        "κ is undefined (—) when both judges gave one same verdict to every shared transcript; see docs/reports.md.",
+    ]
+    return Table(
+        "table3",
+        "Table 3 — judge agreement on the pass/fail verdict",
+        headers,
+        display,
+        data,
+        footnotes=notes,
+    )
+
+
+def strictness_models(report: Report) -> Table:
+    headers = ["Agent", "Most lenient judge", "Strictest judge", "Spread (points)"]
+    display, data = [], []
+    for s in report.strictness_models:
+        display.append(
+            [
+                s.agent,
+                ", ".join(s.most_lenient) or "—",
+                ", ".join(s.strictest) or "—",
+                num(s.spread_points, 1),
+            ]
+        )
+        data.append([s.agent, ";".join(s.most_lenient), ";".join(s.strictest), s.spread_points])
+    return Table("strictness_models", "Judge strictness per agent", headers, display, data)
+
+
+def strictness_judges(report: Report) -> Table:
+    headers = ["Judge", "Models", "Strictest for", "Most lenient for", "Mean offset (points)"]
+    display, data = [], []
+    for s in report.strictness_judges:
+        display.append(
+            [
+                s.judge,
+                str(s.models),
+                str(s.strictest_for),
+                str(s.most_lenient_for),
+                num(s.mean_offset_points, 1),
+            ]
+        )
+        data.append([s.judge, s.models, s.strictest_for, s.most_lenient_for, s.mean_offset_points])
+    return Table(
+        "strictness_judges",
+        "Judge strictness per judge",
+        headers,
+        display,
+        data,
+        footnotes=[
+            "Ties count for every tied judge. Offset: judge's pass rate minus the agent's mean over judges."
+        ],
+    )
+
+
+def ranking(report: Report) -> Table:
+    headers = ["Judge A", "Judge B", "Models", "Kendall τ"]
+    display = [[p.judge_a, p.judge_b, str(p.models), num(p.tau, 3)] for p in report.ranking.pairs]
+    data: list[list[object]] = [[p.judge_a, p.judge_b, p.models, p.tau] for p in report.ranking.pairs]
+    r = report.ranking
+    same = {True: "yes", False: "no", None: "n/a (fewer than two judges with rates)"}[
+        r.same_top_under_every_judge
+    ]
+    tops = "; ".join(f"{j}: {', '.join(m)}" for j, m in r.top_by_judge.items()) or "—"
+    notes = [
+        f"Mean τ over pairs: {num(r.mean_tau, 3)}.",
+        f"Top agent by mean: {', '.join(r.top_by_mean) or '—'}. Top per judge: {tops}.",
+        f"Same top agent under every judge: {same}.",
+    ]
+    return Table(
+        "ranking",
+        "Ranking stability — Kendall's τ between judges' agent rankings",
+        headers,
+        display,
+        data,
+        footnotes=notes,
+    )
+
+
+def uncertainty(report: Report) -> Table:
+    headers = ["Agent", *report.judges, "Rule", "Mean"]
+    display, data = [], []
+    for row in report.table1:
+        cells = [report.cell(row.agent, j) for j in report.judges]
+        display.append(
+            [
+                row.agent,
+                *[
+                    f"{pct(c.pass_rate)} {ci(c.ci_low, c.ci_high)}"
+                    if c.pass_rate is not None
+                    else cell_text(c)
+                    for c in cells
+                ],
+                f"{pct(row.rule_pass_rate)} {ci(row.rule_ci_low, row.rule_ci_high)}",
+                f"{pct(row.mean_pass_rate)} {ci(row.mean_ci_low, row.mean_ci_high)}",
+            ]
+        )
+        for label, rate, low, high in [
+            *[(c.judge, c.pass_rate, c.ci_low, c.ci_high) for c in cells],
+            ("rule", row.rule_pass_rate, row.rule_ci_low, row.rule_ci_high),
+            ("mean", row.mean_pass_rate, row.mean_ci_low, row.mean_ci_high),
+        ]:
+            data.append([row.agent, label, rate, low, high])
+    b = report.bootstrap
+    return Table(
+        "uncertainty",
+        f"Uncertainty — pass rate (%) with {b.level:.0%} bootstrap CI",
+        headers,
+        display,
+        data,
+        footnotes=[
+            f"Percentile bootstrap over {b.scenarios} scenario(s), {b.draws} draws, seed {b.seed}; "
+            "one set of draws for all cells."
+        ],
+        data_headers=["agent", "judge", "pass_rate", "ci_low", "ci_high"],
+    )
+
+
+def adjacent(report: Report) -> Table:
+    headers = ["Higher", "Lower", "Δ (points)", "95% CI", "CI excludes 0"]
+    columns = ["higher", "lower", "difference", "ci_low", "ci_high", "excludes_zero"]
+    display, data = [], []
+    for d in report.adjacent:
+        yes = {True: "yes", False: "no", None: "—"}[d.excludes_zero]
+        display.append([d.higher, d.lower, num(d.difference * 100, 1), ci(d.ci_low, d.ci_high), yes])
+        data.append([d.higher, d.lower, d.difference, d.ci_low, d.ci_high, d.excludes_zero])
+    return Table(
+        "adjacent",
+        "Differences between adjacent agents (mean pass rate over judges)",
+        headers,
+        display,
+        data,
+        footnotes=["Paired bootstrap: both agents use the same scenario draws."],
+        data_headers=columns,
+    )
+
+
+def all_tables(report: Report) -> list[Table]:
+    rescored = rescore_table(report)
+    return [
+        *([rescored] if rescored else []),
+        table1(report),
+        coverage(report),
+        table2(report),
+        table2_per_judge(report),
+        table3(report),
+        strictness_models(report),
+        strictness_judges(report),
+        ranking(report),
+        uncertainty(report),
+        adjacent(report),
+    ]
+
+
+def rescore_table(report: Report) -> Table | None:
+    """Before/after of `skillbench rescore`, per job."""
+    if not report.rescore:
+        return None
+    headers = [
+        "Agent",
+        "Judge",
+        "Rule before",
+        "Rule after",
+        "Scored",
+        "Before %",
+        "After %",
+        "Pass→fail",
+        "Fail→pass",
+    ]
+    columns = [
+        "agent",
+        "judge",
+        "pass_rule_before",
+        "pass_rule_after",
+        "scored",
+        "pass_rate_before",
+        "pass_rate_after",
+        "pass_to_fail",
+        "fail_to_pass",
+    ]
+    changes = report.rescore.get("changes", [])
+    display = [
+        [c["agent"], c["judge"], str(c["pass_rule_before"]), str(c["pass_rule_after"]), str(c["scored"]),
+         pct(c["pass_rate_before"]), pct(c["pass_rate_after"]), str(c["pass_to_fail"]), str(c["fail_to_pass"])]
+        for c in changes
+    ]  # fmt: skip
+    data: list[list[object]] = [[c[k] for k in columns] for c in changes]
+    return Table(
+        "rescore",
+        "Rescore — pass rate before and after the new pass rule",
+        headers,
+        display,
+        data,
+        footnotes=["No model calls: the stored rule checks and judge scores were re-evaluated."],
+        data_headers=columns,
+    )

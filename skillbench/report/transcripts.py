@@ -1,0 +1,76 @@
+"""Find the stored rollout (transcript) behind a result row, for the HTML report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from skillbench.report.jobs import Job
+from skillbench.rollout.records import Rollout
+
+ROLLOUTS_DIR = "rollouts"
+
+
+def rollout_path(store_root: Path, key: str) -> Path:
+    """Where the artifact store keeps a rollout: ``<root>/rollouts/<key[:2]>/<key>.json``."""
+    return store_root / ROLLOUTS_DIR / key[:2] / f"{key}.json"
+
+
+def store_candidates(job: Job) -> list[Path]:
+    """Possible store roots of a job. A relative ``store.root`` is relative to where the sweep was
+    launched (Hydra's runtime.cwd); the folders above the job are tried too, so a moved
+    outputs/ tree (runs plus store) still finds its transcripts."""
+    root = str((job.config.get("store") or {}).get("root") or "outputs/store")
+    path = Path(root).expanduser()
+    if path.is_absolute():
+        return [path]
+    candidates: list[Path] = []
+    if job.launch_cwd is not None:
+        candidates.append(job.launch_cwd / path)
+    candidates.extend(parent / path for parent in job.path.resolve().parents)
+    candidates.append(Path.cwd() / path)
+    unique: dict[Path, None] = {}
+    for candidate in candidates:
+        unique.setdefault(candidate, None)
+    return list(unique)
+
+
+class TranscriptFinder:
+    """Loads rollouts by key from the stores of the given jobs; caches store roots per job."""
+
+    def __init__(self, jobs: list[Job]) -> None:
+        self._candidates = {job.path: store_candidates(job) for job in jobs}
+        self._root: dict[Path, Path | None] = {}
+
+    def _store_for(self, job_path: Path, key: str) -> Path | None:
+        if job_path in self._root and self._root[job_path] is not None:
+            return self._root[job_path]
+        for candidate in self._candidates.get(job_path, []):
+            if rollout_path(candidate, key).exists():
+                self._root[job_path] = candidate
+                return candidate
+        return None
+
+    def load(self, job_path: Path, key: str | None) -> tuple[Rollout | dict[str, Any] | None, str | None]:
+        """The rollout (or its raw JSON when it does not match the current model) and a problem note."""
+        if not key:
+            return None, "no rollout key on this row"
+        root = self._store_for(job_path, key)
+        if root is None:
+            tried = ", ".join(str(c) for c in self._candidates.get(job_path, [])[:3])
+            return None, f"rollout {key} not found in the artifact store (tried {tried})"
+        path = rollout_path(root, key)
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            return None, f"{path}: unreadable ({exc})"
+        try:
+            return Rollout.model_validate_json(text), None
+        except ValidationError:
+            try:
+                return json.loads(text), f"{path}: does not match the current Rollout format; shown raw"
+            except json.JSONDecodeError as exc:
+                return None, f"{path}: not JSON ({exc})"

@@ -1,0 +1,48 @@
+"""End to end on a real offline sweep of the engine (simulated 3 × 3 grid), with the report callback.
+
+Takes ~15 s (nine engine jobs), so it runs only with SKILLBENCH_INTEGRATION=1; the synthetic-folder
+tests cover the same logic in the default suite.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillbench.engine.results import SUMMARY_FILE, JobSummary
+from skillbench.report import Report, diff_runs, load_jobs
+from skillbench.report.rescore import rescore_jobs, resolve_rules
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("SKILLBENCH_INTEGRATION") != "1",
+    reason="slow end-to-end sweep: set SKILLBENCH_INTEGRATION=1",
+)
+
+
+def test_report_of_a_real_sim_grid(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "skillbench", "experiment=sim_grid", "benchmark=smoke", "benchmark.limit=4",
+            "hydra.sweep.dir=sweep", "+hydra.callbacks.report._target_=skillbench.report.callback.ReportCallback",
+        ],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    sweep = tmp_path / "sweep"
+    report = Report.model_validate_json((sweep / "report" / "report.json").read_text())
+    assert report.counts["jobs_finished"] == 9
+    for job in sweep.glob("*_sim_*"):
+        summary = JobSummary.model_validate_json((job / SUMMARY_FILE).read_text())
+        cell = report.cell(summary.agent, summary.judge)
+        assert (cell.scored, cell.passed) == (summary.scored, summary.passed)
+    html = (sweep / "report" / "report.html").read_text()
+    assert "not found in the artifact store" not in html and 'class="msg user"' in html
+    # The engine's verdicts are exactly the pass rule applied to the stored checks and scores.
+    jobs = load_jobs([sweep])
+    rescored = rescore_jobs(jobs, resolve_rules(jobs, ["pass_rule=paper"]), tmp_path / "same")
+    assert [r.passed for j in rescored for r in j.rows] == [r.passed for j in jobs for r in j.rows]
+    assert diff_runs(sweep, sweep).identical

@@ -1,0 +1,146 @@
+"""Statistics against scikit-learn, SciPy and hand computation, including the degenerate cases."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+from sklearn.metrics import cohen_kappa_score
+
+from skillbench.report import stats
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_cohen_kappa_matches_sklearn_on_random_verdicts(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(5, 60)
+    a = [rng.random() < 0.6 for _ in range(n)]
+    b = [x if rng.random() < 0.7 else not x for x in a]
+    assert stats.cohen_kappa(a, b) == pytest.approx(cohen_kappa_score(a, b))
+
+
+def test_cohen_kappa_crafted_values() -> None:
+    # κ = 1: identical verdicts with variance.
+    assert stats.cohen_kappa([True, False, True, False], [True, False, True, False]) == pytest.approx(1.0)
+    # κ = 0: verdicts independent by construction (p_o = p_e = 0.5).
+    a, b = [True, True, False, False], [True, False, True, False]
+    assert stats.cohen_kappa(a, b) == pytest.approx(0.0)
+    assert cohen_kappa_score(a, b) == pytest.approx(0.0)
+    # κ = -1: always opposite.
+    assert stats.cohen_kappa([True, False, True, False], [False, True, False, True]) == pytest.approx(-1.0)
+    # Negative, by hand: p_o = 1/3, p_e = (1/3)(1/3) + (2/3)(2/3) = 5/9 → κ = (3/9 - 5/9) / (4/9) = -0.5.
+    a, b = [True, False, False], [False, True, False]
+    assert stats.cohen_kappa(a, b) == pytest.approx(-0.5)
+    assert cohen_kappa_score(a, b) == pytest.approx(-0.5)
+
+
+def test_cohen_kappa_one_judge_always_passing_is_zero() -> None:
+    always = [True] * 6
+    other = [True, False, True, True, False, True]
+    # p_e = p_o = share of passes of the other judge → κ = 0, defined (sklearn agrees).
+    assert stats.cohen_kappa(always, other) == pytest.approx(0.0)
+    assert cohen_kappa_score(always, other) == pytest.approx(0.0)
+
+
+def test_cohen_kappa_zero_variance_is_undefined_not_one() -> None:
+    same = [True] * 5
+    with pytest.warns(Warning):
+        assert math.isnan(cohen_kappa_score(same, same))  # sklearn: 0/0
+    assert stats.cohen_kappa(same, same) is None
+    assert stats.percent_agreement(same, same) == 1.0
+    # Both constant but opposite: p_e = 0 → κ = 0 - 0 = 0 (defined).
+    assert stats.cohen_kappa([True] * 4, [False] * 4) == pytest.approx(0.0)
+
+
+def test_empty_overlap_gives_none() -> None:
+    assert stats.cohen_kappa([], []) is None
+    assert stats.percent_agreement([], []) is None
+    assert stats.pair_overlap({"x": True}, {"y": False}) == ([], [])
+
+
+def test_fleiss_kappa_wikipedia_example() -> None:
+    # Fleiss (1971) as worked on Wikipedia: 10 subjects, 14 raters, 5 categories → κ ≈ 0.210.
+    counts = np.array(
+        [
+            [0, 0, 0, 0, 14],
+            [0, 2, 6, 4, 2],
+            [0, 0, 3, 5, 6],
+            [0, 3, 9, 2, 0],
+            [2, 2, 8, 1, 1],
+            [7, 7, 0, 0, 0],
+            [3, 2, 6, 3, 0],
+            [2, 5, 3, 2, 2],
+            [6, 5, 2, 1, 0],
+            [0, 2, 2, 3, 7],
+        ]
+    )
+    assert stats.fleiss_kappa(counts) == pytest.approx(0.2099, abs=5e-4)
+
+
+def test_fleiss_kappa_degenerate_and_two_raters() -> None:
+    assert stats.fleiss_kappa(np.array([[3, 0], [3, 0]])) is None  # everyone always passes: undefined
+    assert stats.fleiss_kappa(np.array([[3, 0], [0, 3]])) == pytest.approx(1.0)
+    assert stats.fleiss_kappa(np.zeros((0, 2))) is None
+    # Two raters: Fleiss' κ is Scott's π. a=[1,1,0,0], b=[1,0,0,0]: p_o = 3/4, pooled p = 3/8,
+    # p_e = (3/8)^2 + (5/8)^2 = 34/64 → π = (48/64 - 34/64) / (30/64) = 14/30.
+    counts = np.array([[2, 0], [1, 1], [0, 2], [0, 2]])
+    assert stats.fleiss_kappa(counts) == pytest.approx(14 / 30)
+    with pytest.raises(ValueError):
+        stats.fleiss_kappa(np.array([[2, 0], [1, 0]]))
+
+
+def test_krippendorff_alpha_reference_example() -> None:
+    # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability": 4 observers, 12 units,
+    # missing values, nominal α = 0.743.
+    rows = [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+        [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
+    ]
+    units = [list(unit) for unit in zip(*rows, strict=True)]
+    assert stats.krippendorff_alpha_nominal(units) == pytest.approx(0.743, abs=5e-4)
+
+
+def test_krippendorff_alpha_degenerate() -> None:
+    assert stats.krippendorff_alpha_nominal([[True, True], [True, True]]) is None  # no variance
+    assert stats.krippendorff_alpha_nominal([[True], [False, None]]) is None  # nothing pairable
+    assert stats.krippendorff_alpha_nominal([[True, True], [False, False]]) == pytest.approx(1.0)
+
+
+def test_kendall_tau_matches_scipy_and_degenerate_cases() -> None:
+    a, b = [0.9, 0.5, 0.4, 0.1], [0.8, 0.6, 0.1, 0.2]
+    assert stats.kendall_tau(a, b) == pytest.approx(scipy_stats.kendalltau(a, b).statistic)
+    assert stats.kendall_tau([0.5, 0.5, 0.1], [0.4, 0.3, 0.1]) == pytest.approx(
+        scipy_stats.kendalltau([0.5, 0.5, 0.1], [0.4, 0.3, 0.1]).statistic
+    )
+    assert stats.kendall_tau([0.5], [0.2]) is None
+    assert stats.kendall_tau([0.5, 0.5], [0.1, 0.2]) is None  # constant ranking: undefined
+
+
+def test_mcnemar_exact() -> None:
+    assert stats.mcnemar_exact(0, 0) == 1.0
+    assert stats.mcnemar_exact(5, 0) == pytest.approx(2 * 0.5**5)
+    assert stats.mcnemar_exact(7, 2) == pytest.approx(scipy_stats.binomtest(7, 9, 0.5).pvalue)
+    assert stats.mcnemar_exact(3, 3) == pytest.approx(1.0)
+
+
+def test_bootstrap_weights_are_seeded_multinomial_draws() -> None:
+    w1 = stats.bootstrap_weights(10, 200, seed=3)
+    w2 = stats.bootstrap_weights(10, 200, seed=3)
+    assert np.array_equal(w1, w2)
+    assert w1.shape == (200, 10)
+    assert np.all(w1.sum(axis=1) == 10)
+    assert not np.array_equal(w1, stats.bootstrap_weights(10, 200, seed=4))
+
+
+def test_ratio_draws_and_percentile_ci() -> None:
+    weights = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 3.0], [0.0, 0.0, 0.0]])
+    draws = stats.ratio_draws(weights, np.array([1.0, 0.0, 1.0]), np.array([1.0, 1.0, 1.0]))
+    assert draws[0] == pytest.approx(0.5) and draws[1] == pytest.approx(1.0) and math.isnan(draws[2])
+    assert stats.percentile_ci(np.array([np.nan, np.nan])) == (None, None)
+    low, high = stats.percentile_ci(np.arange(101, dtype=float))
+    assert low == pytest.approx(2.5) and high == pytest.approx(97.5)
