@@ -39,19 +39,28 @@ def select_scenarios(benchmark: Benchmark, cfg: BenchmarkConfig) -> list[Scenari
         raise BenchmarkDataError("benchmark filters select no scenario. Fix: loosen benchmark.industries/skills/paths.")
     if cfg.limit is None or cfg.limit >= len(chosen):
         return chosen
-    # Round-robin over (industry, path) groups so a small limit still covers every path and industry.
-    groups: dict[tuple[str, str], list[Scenario]] = defaultdict(list)
-    for scenario in chosen:
-        groups[(benchmark.skills[scenario.skill_id].industry, scenario.path)].append(scenario)
+    # Round-robin over paths, and within a path over industries, so a small limit still covers every
+    # path and spreads over industries. Seeded shuffles pick which scenarios of a group come first.
     rng = random.Random(cfg.seed)
-    keys = sorted(groups)
-    rng.shuffle(keys)
-    for key in keys:
-        rng.shuffle(groups[key])
+    by_path: dict[str, dict[str, list[Scenario]]] = defaultdict(lambda: defaultdict(list))
+    for scenario in chosen:
+        by_path[scenario.path][benchmark.skills[scenario.skill_id].industry].append(scenario)
+    queues: dict[str, list[Scenario]] = {}
+    for path in sorted(by_path):
+        industries = sorted(by_path[path])
+        rng.shuffle(industries)
+        for industry in industries:
+            rng.shuffle(by_path[path][industry])
+        interleaved: list[Scenario] = []
+        while any(by_path[path][industry] for industry in industries):
+            interleaved.extend(by_path[path][i].pop() for i in industries if by_path[path][i])
+        queues[path] = interleaved
+    paths = sorted(queues)
+    rng.shuffle(paths)
     picked: list[Scenario] = []
     while len(picked) < cfg.limit:
-        for key in keys:
-            if groups[key] and len(picked) < cfg.limit:
-                picked.append(groups[key].pop())
+        for path in paths:
+            if queues[path] and len(picked) < cfg.limit:
+                picked.append(queues[path].pop(0))
     order = {scenario.id: index for index, scenario in enumerate(chosen)}
     return sorted(picked, key=lambda scenario: order[scenario.id])

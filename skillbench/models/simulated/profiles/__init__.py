@@ -1,3 +1,9 @@
 """Built-in simulated models; importing this package registers them in ``SIM_MODELS``."""
 
-from skillbench.models.simulated.profiles import echo  # noqa: F401
+from skillbench.models.simulated.profiles import (
+    agent,  # noqa: F401  (agent-careful, agent-sloppy, agent-reckless)
+    echo,  # noqa: F401
+    judge,  # noqa: F401  (judge-balanced, -strict, -lenient, -unreliable)
+    tool_responder,  # noqa: F401  (tool-responder)
+    user,  # noqa: F401  (user)
+)

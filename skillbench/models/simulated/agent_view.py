@@ -1,0 +1,398 @@
+"""What a SIMULATED agent can know: its system prompt, the offered tools and the conversation so far.
+
+:func:`read_agent_request` turns a :class:`SimRequest` into an :class:`AgentView`: the policy parsed
+from the rendered agent prompt, the tools parsed from their OpenAI definitions, every call with its
+result, and the caller's facts read from the caller's messages. It never sees a scenario file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from skillbench.models.simulated.base import SimRequest
+from skillbench.models.simulated.reading import (
+    asked_keys,
+    bullet_lines,
+    content_stems,
+    extract_facts,
+    is_injection,
+    message_text,
+    parse_step_line,
+    parse_tool_result,
+    plain,
+    says_dont_know,
+    sections,
+    tool_key,
+)
+from skillbench.prompts.agent import CONTROL_TOOLS
+
+# Argument names an agent writes itself rather than asking the caller for (free text it composes).
+FREE_TEXT_ARGS = frozenset({"message", "body", "text", "note", "notes", "summary", "description", "comment", "subject", "content"})
+READ_VERBS = frozenset({"get", "list", "search", "find", "lookup", "look", "check", "verify", "read", "query", "fetch", "run", "view", "show"})
+NOTIFY_WORDS = frozenset({"send", "notify", "email", "sms", "message", "messaging", "confirmation"})
+_INACTIVE = frozenset({"cancelled", "canceled", "closed", "expired", "inactive", "completed", "resolved", "past", "taken", "booked_out", "unavailable", "full"})
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int
+    kind: str
+    instruction: str
+    tools: list[str]
+    collects: list[str]
+    required: bool
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The skill as the agent's system prompt states it."""
+
+    company: str
+    skill: str
+    capability: str
+    in_scope: list[str]
+    workflow: str
+    steps: list[Step]
+    guardrails: list[str]
+    escalation: str
+
+
+@dataclass(frozen=True)
+class ToolDef:
+    key: str  # MCP name, e.g. 'scheduling.update_appointment'
+    offered_name: str  # the name to emit (as offered, maybe 'scheduling__update_appointment')
+    description: str
+    properties: dict[str, Any]
+    required: list[str]
+
+    @property
+    def verb(self) -> str:
+        operation = self.key.split(".", 1)[-1]
+        return operation.split("_", 1)[0]
+
+    @property
+    def is_write(self) -> bool:
+        return self.verb not in READ_VERBS
+
+    @property
+    def is_notify(self) -> bool:
+        words = set(re.split(r"[._]", self.key))
+        return bool(words & NOTIFY_WORDS) and self.verb in {"send", "notify", "email", "post"}
+
+
+@dataclass
+class Call:
+    position: int  # index of the assistant message in the request
+    call_id: str
+    name: str  # MCP form
+    arguments: dict[str, Any]
+    ok: bool | None = None  # None: no result (control tool, or not answered)
+    data: Any = None
+    text: str = ""
+
+
+@dataclass
+class Event:
+    kind: str  # 'caller', 'agent' (text the agent said), 'call'
+    position: int
+    text: str = ""
+    call: Call | None = None
+
+
+def parse_policy(system_prompt: str) -> Policy:
+    parts = sections(system_prompt)
+    header = re.search(r"support agent for (?P<company>.+?), handling one skill: (?P<skill>.+?)\.\s*$", system_prompt.split("\n", 1)[0])
+    steps: list[Step] = []
+    for line in parts.get("Workflow steps", "").splitlines():
+        parsed = parse_step_line(line)
+        if parsed:
+            steps.append(Step(**parsed))
+    return Policy(
+        company=header.group("company") if header else "",
+        skill=header.group("skill") if header else "",
+        capability=parts.get("Capability", "").strip(),
+        in_scope=bullet_lines(parts.get("In scope", "")),
+        workflow=parts.get("Workflow", "").strip(),
+        steps=steps,
+        guardrails=bullet_lines(parts.get("Guardrails", "")),
+        escalation=parts.get("Escalation", "").strip(),
+    )
+
+
+def parse_tools(tools: list[dict[str, Any]]) -> dict[str, ToolDef]:
+    parsed: dict[str, ToolDef] = {}
+    for tool in tools:
+        function = tool.get("function", tool)
+        name = str(function.get("name", ""))
+        schema = function.get("parameters") or {}
+        parsed[tool_key(name)] = ToolDef(
+            key=tool_key(name),
+            offered_name=name,
+            description=str(function.get("description") or ""),
+            properties=dict(schema.get("properties") or {}),
+            required=list(schema.get("required") or []),
+        )
+    return parsed
+
+
+def records_of(data: Any) -> list[dict[str, Any]]:
+    """The records a tool result holds: a lookup's list, a get/update/create record, a delete's record."""
+    if isinstance(data, dict):
+        if isinstance(data.get("records"), list):
+            return [item for item in data["records"] if isinstance(item, dict)]
+        if isinstance(data.get("record"), dict):
+            return [data["record"]]
+        return [data]
+    return []
+
+
+def describe_record(record: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
+    """A record in plain words: 'annual check-up, start time 2026-12-01T14:00, provider id DR-LOPEZ'."""
+    parts = [f"{plain(key)} {value}" for key, value in record.items() if key not in skip and not isinstance(value, (dict, list))]
+    return ", ".join(parts[:6])
+
+
+@dataclass
+class AgentView:
+    """Everything the agent knows at this call, derived from the request alone."""
+
+    request: SimRequest
+    policy: Policy
+    tools: dict[str, ToolDef]  # MCP-form name → definition (skill tools only)
+    control: dict[str, str]  # control tool → offered name
+    events: list[Event] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    caller_texts: list[str] = field(default_factory=list)
+    agent_texts: list[str] = field(default_factory=list)
+    facts: dict[str, str] = field(default_factory=dict)
+    unknown: set[str] = field(default_factory=set)
+
+    # ---------------------------------------------------------------- basic questions
+
+    @property
+    def last_event(self) -> Event | None:
+        return self.events[-1] if self.events else None
+
+    @property
+    def opening(self) -> str:
+        return self.caller_texts[0] if self.caller_texts else ""
+
+    @property
+    def last_caller_text(self) -> str:
+        return self.caller_texts[-1] if self.caller_texts else ""
+
+    @property
+    def last_agent_text(self) -> str:
+        return self.agent_texts[-1] if self.agent_texts else ""
+
+    def ok_calls(self, name: str | None = None) -> list[Call]:
+        return [call for call in self.calls if call.ok and (name is None or call.name == name)]
+
+    def calls_of(self, name: str) -> list[Call]:
+        return [call for call in self.calls if call.name == name]
+
+    def trailing_errors(self, name: str) -> int:
+        """Failed calls of ``name`` since its last success."""
+        count = 0
+        for call in reversed(self.calls_of(name)):
+            if call.ok:
+                break
+            if call.ok is False:
+                count += 1
+        return count
+
+    @cached_property
+    def candidate_keys(self) -> list[str]:
+        """Names a caller's fact may be given under: every step's 'ask for' and every tool argument."""
+        keys: list[str] = []
+        for step in self.policy.steps:
+            keys.extend(step.collects)
+        for tool in self.tools.values():
+            keys.extend(arg for arg in tool.properties if arg not in FREE_TEXT_ARGS)
+        return list(dict.fromkeys(keys))
+
+    @cached_property
+    def verify_tools(self) -> list[str]:
+        return [tool for step in self.policy.steps if step.kind == "verify" for tool in step.tools]
+
+    def verification(self) -> bool | None:
+        """True once a verify tool said verified, False if the last verify answer said not, else None."""
+        answers = [call for name in self.verify_tools for call in self.ok_calls(name) if isinstance(call.data, dict)]
+        answers.sort(key=lambda call: call.position)
+        if not answers:
+            return None
+        return bool(answers[-1].data.get("verified"))
+
+    # ---------------------------------------------------------------- records and values
+
+    def selection_stems(self) -> dict[str, float]:
+        """Words that point at the record the caller means, weighted by what the message was answering.
+
+        An answer to 'which one do you mean?' weighs most, the opening request next; an answer to a
+        question about some fact (a reason, an address) says little about which record is meant.
+        """
+        weights: dict[str, float] = {}
+        previous = ""
+        for event in self.events:
+            if event.kind == "agent":
+                previous = event.text
+                continue
+            if event.kind != "caller":
+                continue
+            if "?" in previous and re.search(r"\bwhich\b", previous, re.I) and re.search(r"\d\)", previous):
+                weight = 3.0
+            elif not previous:
+                weight = 1.5
+            elif asked_keys(previous, self.candidate_keys):
+                weight = 0.5
+            else:
+                weight = 1.0
+            for word in content_stems(event.text):
+                weights[word] = max(weights.get(word, 0.0), weight)
+            previous = ""
+        return weights
+
+    def record_score(self, record: dict[str, Any], hint: str = "") -> float:
+        facts = {str(value).lower() for value in self.facts.values()}
+        said = " ".join(self.caller_texts).lower()
+        stems = self.selection_stems()
+        hint_stems = set(content_stems(hint))
+        score = 0.0
+        seen: set[str] = set()
+        for key, value in record.items():
+            if isinstance(value, (dict, list)):
+                continue
+            text = str(value)
+            if text.lower() in facts and key not in {"customer_id", "account_number"}:
+                score += 5.0
+            elif len(text) >= 4 and re.search(r"\d", text) and text.lower() in said:
+                score += 4.0  # the caller named it ('order HP-215007')
+            for word in content_stems(text.replace("_", " ")):
+                if word in seen:
+                    continue
+                seen.add(word)
+                score += stems.get(word, 0.0) + (0.5 if word in hint_stems else 0.0)
+            if text.lower() in _INACTIVE:
+                score -= 0.5
+        return score
+
+    def ranked(self, call: Call, hint: str = "") -> list[tuple[float, dict[str, Any]]]:
+        records = records_of(call.data)
+        scored = [(self.record_score(record, hint), -index, record) for index, record in enumerate(records)]
+        scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
+        return [(score, record) for score, _, record in scored]
+
+    def selected(self, call: Call, hint: str = "") -> dict[str, Any] | None:
+        ranked = self.ranked(call, hint)
+        return ranked[0][1] if ranked else None
+
+    def is_ambiguous(self, call: Call, hint: str = "") -> bool:
+        ranked = self.ranked(call, hint)
+        return len(ranked) > 1 and ranked[0][0] - ranked[1][0] < 1.0
+
+    def value_of(self, key: str, hint: str = "") -> str | None:
+        """A value for argument ``key``: the caller's fact, else the field of the latest result holding it."""
+        if key in self.facts:
+            return self.facts[key]
+        for call in reversed(self.ok_calls()):
+            record = self.selected(call, hint)
+            if record is not None and key in record and not isinstance(record[key], (dict, list)):
+                return str(record[key])
+        return None
+
+    def options_for(self, key: str, before_step: Step | None = None) -> tuple[list[str], list[dict[str, Any]], str] | None:
+        """Values the caller may choose for ``key``, from the latest lookup whose records carry that field.
+
+        A collect key ``new_start_time`` takes its options from records' ``start_time`` (the shared-name
+        convention); only the lookups of steps before ``before_step`` are considered.
+        """
+        names: list[str] = []
+        for step in self.policy.steps:
+            if before_step is not None and step.index >= before_step.index:
+                break
+            if step.kind == "lookup":
+                names.extend(step.tools)
+        for name in reversed(names):
+            for call in reversed(self.ok_calls(name)):
+                records = records_of(call.data)
+                if len(records) < 1 or not isinstance(call.data, dict) or "records" not in call.data:
+                    continue
+                fields = [f for f in records[0] if f == key or key.endswith("_" + f)]
+                if not fields:
+                    continue
+                fieldname = max(fields, key=len)
+                usable = [r for r in records if not any(str(v).lower() in _INACTIVE for v in r.values()) and r.get("available", True) is not False]
+                usable = usable or records
+                return [str(r[fieldname]) for r in usable if fieldname in r], usable, name
+        return None
+
+
+def _caller_keys_and_options(view: AgentView, agent_text: str) -> tuple[list[str], dict[str, list[str]]]:
+    asked = asked_keys(agent_text, view.candidate_keys)
+    options: dict[str, list[str]] = {}
+    for key in asked:
+        found = view.options_for(key)
+        if found:
+            options[key] = found[0]
+    return asked, options
+
+
+def read_agent_request(request: SimRequest) -> AgentView:
+    """Parse the agent's request: policy, tools, calls with results, caller facts (in order)."""
+    messages = request.messages
+    system = next((message_text(m) for m in messages if m.get("role") == "system"), "")
+    all_tools = parse_tools(request.tools)
+    control = {key: tool.offered_name for key, tool in all_tools.items() if key in CONTROL_TOOLS}
+    view = AgentView(
+        request=request,
+        policy=parse_policy(system),
+        tools={key: tool for key, tool in all_tools.items() if key not in CONTROL_TOOLS},
+        control=control,
+    )
+    by_id: dict[str, Call] = {}
+    last_agent_text = ""
+    for position, message in enumerate(messages):
+        role = message.get("role")
+        if role == "assistant":
+            text = message_text(message)
+            if text:
+                view.agent_texts.append(text)
+                view.events.append(Event("agent", position, text))
+                last_agent_text = text
+            for index, raw in enumerate(message.get("tool_calls") or []):
+                function = raw.get("function", {}) if isinstance(raw, dict) else {}
+                arguments = function.get("arguments")
+                if isinstance(arguments, str):
+                    try:
+                        arguments = json.loads(arguments or "{}")
+                    except ValueError:
+                        arguments = {}
+                call = Call(position, str(raw.get("id") or f"{position}-{index}"), tool_key(str(function.get("name", ""))),
+                            arguments if isinstance(arguments, dict) else {})
+                by_id[call.call_id] = call
+                view.calls.append(call)
+                view.events.append(Event("call", position, call=call))
+        elif role == "tool":
+            call = by_id.get(str(message.get("tool_call_id")))
+            if call is None:  # no id: the oldest unanswered call of that name (or any)
+                name = tool_key(str(message.get("name") or ""))
+                call = next((c for c in view.calls if c.ok is None and (not name or c.name == name)), None)
+            if call is not None:
+                call.text = message_text(message)
+                call.ok, call.data = parse_tool_result(call.text)
+        elif role == "user":
+            text = message_text(message)
+            view.caller_texts.append(text)
+            view.events.append(Event("caller", position, text))
+            asked, options = _caller_keys_and_options(view, last_agent_text) if last_agent_text else ([], {})
+            found = extract_facts(text, view.candidate_keys, asked, options)
+            for key, value in found.items():
+                view.facts[key] = value
+                view.unknown.discard(key)
+            if asked and says_dont_know(text) and not is_injection(text):
+                view.unknown.update(key for key in asked if key not in found)
+    return view

@@ -1,0 +1,418 @@
+"""Plain-language reading and writing shared by the SIMULATED models (agent, user, judge).
+
+Everything here works on the text a real model would see: chat messages, tool results, the prompts
+rendered by :mod:`skillbench.prompts`. Nothing reads a scenario file or an answer key.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+# ---------------------------------------------------------------------------------------------- names
+
+
+def plain(key: str) -> str:
+    """``date_of_birth`` → ``date of birth``: how an argument or fact name is said aloud."""
+    return key.replace("_", " ").strip().lower()
+
+
+def tool_key(name: str) -> str:
+    """One spelling for a tool name: the MCP form (``a.b``) whether given as MCP or OpenAI (``a__b``)."""
+    return name.replace("__", ".", 1) if "." not in name else name
+
+
+# Fact-name → other ways people say it. Only used when no other candidate key owns the phrase exactly.
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "date_of_birth": ("birthday", "dob", "birth date", "birthdate", "date of birth"),
+    "customer_id": ("customer number", "patient id", "patient number", "member id", "client id"),
+    "account_number": ("account no", "account id", "account #"),
+    "postal_code": ("postcode", "zip code", "zip", "post code"),
+    "billing_postcode": ("postcode", "post code", "postal code", "zip code", "billing postal code"),
+    "email": ("email address", "e-mail", "e-mail address", "mail address"),
+    "phone": ("phone number", "mobile number", "mobile", "cell"),
+    "phone_number": ("phone", "mobile number", "mobile", "cell"),
+    "otp_code": ("passcode", "one-time passcode", "one time passcode", "one-time code", "one time code", "verification code", "code"),
+    "full_name": ("name", "full name"),
+    "card_last4": ("last four digits", "last 4 digits", "last four"),
+    "last4": ("last four digits", "last 4 digits", "last four"),
+}
+
+_GENERIC_HEADS = {"new", "preferred", "chosen", "desired", "requested", "your", "the"}
+
+
+def key_labels(key: str) -> list[tuple[str, int]]:
+    """Phrases that name ``key`` with a strength (3 exact, 2 synonym/id variant, 1 partial), longest first."""
+    words = plain(key)
+    labels: dict[str, int] = {words: 3}
+    parts = words.split()
+    if parts and parts[-1] == "id" and len(parts) > 1:
+        stem = " ".join(parts[:-1])
+        for variant in (f"{stem} number", f"{stem} no", f"{stem} #", f"{stem} reference", f"{stem} ref"):
+            labels.setdefault(variant, 2)
+    if parts and parts[-1] == "number" and len(parts) > 1:
+        labels.setdefault(" ".join(parts[:-1]) + " id", 2)
+    for synonym in _SYNONYMS.get(key, ()):
+        labels.setdefault(synonym, 2)
+    # 'new_start_time' is also just 'start time' / 'time'; 'new_shipping_address' is 'shipping address'.
+    trimmed = [part for part in parts if part not in _GENERIC_HEADS]
+    if trimmed and trimmed != parts:
+        labels.setdefault(" ".join(trimmed), 2)
+    if len(trimmed) > 1 and trimmed[-1] not in {"id", "number", "code"}:
+        labels.setdefault(trimmed[-1], 1)
+    return sorted(labels.items(), key=lambda item: (-len(item[0]), -item[1]))
+
+
+def _label_pattern(label: str) -> str:
+    escaped = re.escape(label).replace(r"\ ", r"[\s_-]+")
+    return rf"(?<![\w-]){escaped}(?![\w])"
+
+
+def find_label(text: str, key: str) -> tuple[int, int, int] | None:
+    """Where ``key`` is named in ``text``: (start, end, strength) of its best label, or None."""
+    lowered = text.lower()
+    best: tuple[int, int, int] | None = None
+    for label, strength in key_labels(key):
+        match = re.search(_label_pattern(label), lowered)
+        if match and (best is None or strength > best[2] or (strength == best[2] and match.start() < best[0])):
+            best = (match.start(), match.end(), strength)
+    return best
+
+
+def mentioned_keys(text: str, keys: Iterable[str], min_strength: int = 2) -> list[str]:
+    """Keys named in ``text`` (by position). A phrase owned exactly by one key is not credited to another."""
+    found: list[tuple[int, str, int, int]] = []
+    for key in dict.fromkeys(keys):
+        where = find_label(text, key)
+        if where and where[2] >= min_strength:
+            found.append((where[0], key, where[1], where[2]))
+    # Drop a key whose label lies inside a stronger/longer label of another key ('postcode' in 'billing postcode').
+    kept: list[tuple[int, str, int, int]] = []
+    for start, key, end, strength in found:
+        shadowed = any(
+            other != key and o_start <= start and end <= o_end and (o_end - o_start > end - start or o_strength > strength)
+            for o_start, other, o_end, o_strength in found
+        )
+        if not shadowed:
+            kept.append((start, key, end, strength))
+    return [key for _, key, _, _ in sorted(kept)]
+
+
+def join_words(items: list[str], conjunction: str = "and") -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + f" {conjunction} " + items[-1]
+
+
+# ---------------------------------------------------------------------------------------------- sentences
+
+_ASKING_START = re.compile(
+    r"^\s*(please|could|can|would|may|what|which|when|where|who|how|tell|provide|share|give|confirm|"
+    r"i need|i'll need|i will need|i'd need|let me have|read)\b",
+    re.I,
+)
+
+
+def sentences(text: str) -> list[str]:
+    # Keep dotted tokens (emails, amounts, 'St.') intact: split only on '.' followed by space or end.
+    parts = re.split(r"(?<=[?!])\s+|(?<=\.)\s+(?=[A-Z\"'(])", text.strip())
+    return [part.strip() for part in parts if part.strip()]
+
+
+def is_request(sentence: str) -> bool:
+    """A sentence that asks the listener for something (a question or a polite imperative)."""
+    return sentence.rstrip().endswith("?") or bool(_ASKING_START.match(sentence))
+
+
+def asked_keys(text: str, keys: Iterable[str]) -> list[str]:
+    """Keys that ``text`` asks the listener to give (named inside a question or request sentence)."""
+    keys = list(keys)
+    asked: list[str] = []
+    for sentence in sentences(text):
+        if is_request(sentence):
+            asked.extend(key for key in mentioned_keys(sentence, keys) if key not in asked)
+    return asked
+
+
+def count_requested_items(text: str) -> int:
+    """How many things one message asks for: items listed in each question/request, summed."""
+    total = 0
+    for sentence in sentences(text):
+        if not is_request(sentence):
+            continue
+        body = re.sub(r"^.*?\b(your|the|me|us)\b", "", sentence, count=1, flags=re.I) or sentence
+        items = [
+            item for item in re.split(r",|\band\b|\bor\b|;", body)
+            if re.search(r"[a-z]{3,}", item, re.I) and not re.fullmatch(r"\W*(please|thanks|thank you|too|as well|if you can)\W*", item, re.I)
+        ]
+        total += max(1, min(len(items), 6)) if re.search(r"\?|\b(your|provide|give|share|tell)\b", sentence, re.I) else 1
+    return total
+
+
+# ---------------------------------------------------------------------------------------------- values
+
+VALUE_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("datetime", r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?\b"),
+    ("date", r"\b\d{4}-\d{2}-\d{2}\b"),
+    ("email", r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"),
+    ("id", r"\b[A-Z][A-Z0-9]{0,6}(?:-[A-Z0-9]+)+\b"),
+    ("phone", r"\+?\d[\d -]{7,}\d\b"),
+    ("amount", r"\b\d+\.\d{2}\b"),
+    ("number", r"\b\d{3,}\b"),
+)
+_VALUE_RE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in VALUE_PATTERNS))
+
+
+def value_tokens(text: str) -> list[str]:
+    """Value-like tokens (ids, dates, times, emails, amounts, codes) in order of appearance."""
+    tokens: list[str] = []
+    for match in _VALUE_RE.finditer(text):
+        token = match.group(0).strip()
+        if token not in tokens:
+            tokens.append(token)
+    return tokens
+
+
+_CONNECTOR = r"(?:\s*(?:'s|’s)?\s*(?:is|was|are|would be|it's|it is|=|:|of)?\s*)"
+_PREFIXED_ID = re.compile(r"[A-Za-z]+-[A-Z0-9][\w-]*")  # 'SKU-53274': the label is the id's own prefix
+_VALUE_END = r"(?=\s*(?:[,;!?]|\.(?:\s|$)|\.\.|$|\s+and\s+(?:my|the|it|i)\b|\s+but\s|\s+i\s+think|\s+please\b|\s+thanks?\b))"
+_NOT_A_VALUE = re.compile(r"^(not|n't|unknown|something|none|no idea|that|this|it|what|which|a|an|the)$|^(not|no)\s", re.I)
+
+
+_SENTENCE_END = r"(?=\s*(?:[!?]|\.(?:\s|$)|\.\.|$|\s+and\s+my\b|,?\s+i\s+think|,?\s+please\b|,?\s+thanks?\b))"
+
+
+def extract_labelled(text: str, key: str, whole_sentence: bool = False, others: Iterable[str] = ()) -> str | None:
+    """The value said right after a label of ``key`` ('my date of birth is 1984-03-17' → '1984-03-17').
+
+    ``whole_sentence`` keeps commas inside the value (an address asked for on its own); it still stops
+    where a label of one of the ``others`` keys begins.
+    """
+    lowered = text.lower()
+    body, end = (r"(?P<v>[^\s,;!?][^;!?]*?)", _SENTENCE_END) if whole_sentence else (r"(?P<v>[^\s,;!?][^,;!?]*?)", _VALUE_END)
+    if whole_sentence:
+        labels = [re.escape(label) for other in others if other != key for label, strength in key_labels(other) if strength >= 2]
+        if labels:
+            end = end[:-2] + r"|,?\s+(?:and\s+)?(?:my\s+|the\s+)?(?:" + "|".join(labels) + r")\b))"
+    for label, strength in key_labels(key):
+        if strength < 2:
+            continue
+        for match in re.finditer(_label_pattern(label), lowered):
+            prefixed = _PREFIXED_ID.match(text, match.start())
+            if prefixed and re.search(r"\d", prefixed.group(0)):
+                return prefixed.group(0)
+            rest = text[match.end():]
+            found = re.match(_CONNECTOR + body + end, rest, re.I)
+            if not found:
+                continue
+            value = found.group("v").strip().strip("\"'“”").strip()
+            if value and not _NOT_A_VALUE.search(value) and len(value) <= 120:
+                return value
+    return None
+
+
+_DONT_KNOW = re.compile(
+    r"\b(don't|do not|dont|can't|cannot|couldn't) (know|remember|recall|find)\b|\bno idea\b|\bnot sure\b|\bi've lost\b|"
+    r"\b(don't|do not|dont) have (it|that|this|them|those|one|any|my|the|a|an)\b(?! (time|patience|all day))|\bnot to hand\b|\bno clue\b",
+    re.I,
+)
+
+
+def says_dont_know(text: str) -> bool:
+    return bool(_DONT_KNOW.search(text))
+
+
+def extract_facts(text: str, keys: Iterable[str], asked: Iterable[str] = (), options: dict[str, list[str]] | None = None) -> dict[str, str]:
+    """Facts given in a caller's message: labelled values, offered options, then values in asked order."""
+    keys = list(dict.fromkeys(keys))
+    facts: dict[str, str] = {}
+    asked = list(asked)
+    for key in keys:
+        value = extract_labelled(text, key, whole_sentence=asked == [key], others=keys if asked == [key] else ())
+        # An unasked key needs a value that looks like data ('code 482913'), not a word ('the code thing').
+        if value is not None and (key in asked or re.search(r"[\d@]", value)):
+            facts[key] = value
+    for key, values in (options or {}).items():
+        if key in facts and facts[key] in values:
+            continue
+        chosen = pick_option(text, values)
+        if chosen is not None:
+            facts[key] = chosen
+    pending = [key for key in asked if key not in facts]
+    if pending:
+        used = set(facts.values())
+        free = [token for token in value_tokens(text) if token not in used and not any(token in v for v in used)]
+        for key, token in zip(pending, free, strict=False):
+            facts[key] = token
+        if len(pending) == 1 and pending[0] not in facts and not says_dont_know(text):
+            bare = text.strip().strip(".!").strip()
+            # A one-item answer with no label ('Because it arrived damaged.') is the value itself.
+            if 0 < len(bare) <= 120 and "?" not in bare:
+                facts[pending[0]] = re.sub(r"^(it's|it is|because|that|um,?|uh,?|well,?)\s+", "", bare, flags=re.I).strip()
+    return facts
+
+
+_ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "last": -1}
+
+
+def pick_option(text: str, options: list[str]) -> str | None:
+    """The offered option a message chooses: the option said literally, else 'the first/second one'."""
+    lowered = text.lower()
+    said = [option for option in options if option and option.lower() in lowered]
+    if said:
+        return max(said, key=len)
+    match = re.search(r"\b(first|1st|second|2nd|third|3rd|fourth|4th|last)\b(?:\s+(?:one|option|slot|plan))?", lowered)
+    if match and options:
+        index = _ORDINALS[match.group(1)]
+        if -len(options) <= index < len(options):
+            return options[index]
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- intents
+
+_HUMAN = re.compile(
+    r"\b(human|real person|a person|actual person|live agent|real agent|representative|manager|supervisor|operator|"
+    r"someone else|somebody else|speak to someone|talk to someone|speak with someone|fees team|fraud team|clinical team)\b",
+    re.I,
+)
+_INJECTION = re.compile(
+    r"\bignore (all |any |your |the |my |these |those |previous |prior |earlier )*(instructions|rules|policy|policies|guidelines|guardrails|prompt)\b|"
+    r"\b(skip|bypass|without|forget about|drop) (the |any |all |your |that )?(verification|verify|security|checks?|id check)\b|"
+    r"\bforget (your|the|all|these) (rules|instructions|policy)\b|\boverride\b|\bdeveloper mode\b|\bsystem prompt\b|"
+    r"\byou are now\b|\bpretend (you|to)\b|\bi authori[sz]e you\b|\bi(?:'m| am) (an? |the )?(admin|administrator|manager|supervisor|staff|employee|doctor)\b|"
+    r"\bas (an? |the )?(admin|administrator|manager|supervisor)\b|\bjust this once\b|\bno need to verify\b|\bdon't need to verify\b|"
+    r"\b(rules|policy|policies|guidelines|checks|restrictions|limits)\b[^.!?]{0,30}\b(suspended|disabled|lifted|waived|no longer apply|(?:don't|do not|doesn't|does not) apply)\b|"
+    r"\bsystem (notice|message|override|instruction)\b|\bnew rule from\b|\bi'm (from|with) (your|the) (internal|audit|security|compliance|it|developer)",
+    re.I,
+)
+_GOODBYE = re.compile(r"\b(bye|goodbye|that's all|that is all|nothing else|that's everything|no,? thanks?|no thank you|all good)\b", re.I)
+_REFUSAL = re.compile(
+    r"\b(can't|cannot|can not|won't|unable to|not able to|not allowed|not permitted|must not|have to follow|not something i can)\b", re.I
+)
+
+
+def asks_for_human(text: str) -> bool:
+    lowered = text.lower()
+    if re.search(r"\b(no|don't|do not|not)\b[^.?!]{0,20}\b(human|person|representative|manager)\b", lowered):
+        return False
+    return bool(_HUMAN.search(text)) and bool(
+        re.search(r"\b(speak|talk|put me|transfer|connect|get me|want|need|let me|through to|escalate|give me)\b", lowered)
+    )
+
+
+def is_injection(text: str) -> bool:
+    return bool(_INJECTION.search(text))
+
+
+def is_goodbye(text: str) -> bool:
+    return bool(_GOODBYE.search(text))
+
+
+def is_refusal(text: str) -> bool:
+    return bool(_REFUSAL.search(text))
+
+
+# ---------------------------------------------------------------------------------------------- words
+
+STOPWORDS = frozenset(
+    ["a", "an", "the", "i", "i'm", "im", "my", "me", "we", "our", "you", "your", "to", "of", "for", "on", "in", "at", "by", "with", "and", "or", "but", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these", "those", "do", "does", "did", "can", "could", "would", "will", "should", "please", "just", "so", "some", "any", "need", "want", "like", "help", "get", "make", "have", "has", "had", "hi", "hello", "hey", "there", "thanks", "thank", "about", "from", "as", "if", "not", "no", "yes", "up", "out", "into", "again", "also", "already", "one", "next", "last", "week", "today", "tomorrow"]
+)
+
+
+def stem(word: str) -> str:
+    word = re.sub(r"['’]s$", "", word.lower()).strip("'’")
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def content_stems(text: str) -> list[str]:
+    """Content words of ``text``, stemmed, stop-words removed, in order."""
+    return [stem(word) for word in re.findall(r"[a-zA-Z][a-zA-Z'’-]*", text) if word.lower() not in STOPWORDS and len(word) > 1]
+
+
+# ---------------------------------------------------------------------------------------------- tool results
+
+
+def parse_tool_result(text: str | None) -> tuple[bool, Any]:
+    """(ok, data) of a tool message: JSON without an 'error' key is a success; any other text is an error."""
+    if text is None:
+        return False, None
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return False, text
+    if isinstance(data, dict) and "error" in data and len(data) <= 2:
+        return False, data
+    return True, data
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """The text of a chat message whose content may be a string, None or a list of parts."""
+    content = message.get("content")
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
+    return str(content)
+
+
+def sections(text: str, marker: str = "# ") -> dict[str, str]:
+    """A prompt split on its markdown headings: heading → body (first occurrence wins)."""
+    found: dict[str, str] = {}
+    current: str | None = None
+    lines: list[str] = []
+    for line in text.splitlines():
+        if line.startswith(marker) and not line.startswith(marker + "#"):
+            if current is not None and current not in found:
+                found[current] = "\n".join(lines).strip("\n")
+            current, lines = line[len(marker):].strip(), []
+        else:
+            lines.append(line)
+    if current is not None and current not in found:
+        found[current] = "\n".join(lines).strip("\n")
+    return found
+
+
+def bullet_lines(body: str) -> list[str]:
+    """The '- item' lines of a prompt section (an '(none)' item yields nothing)."""
+    items = [line[2:].strip() for line in body.splitlines() if line.startswith("- ")]
+    return [item for item in items if item not in {"(none)", "(see capability)"}]
+
+
+_STEP_LINE = re.compile(r"^(?P<index>\d+)\. \[(?P<kind>\w+)\] (?P<rest>.*)$")
+
+
+def parse_step_line(line: str) -> dict[str, Any] | None:
+    """'3. [lookup] Do X (tools: a, b) (ask for: x) (only when it applies)' → its parts."""
+    match = _STEP_LINE.match(line.strip())
+    if not match:
+        return None
+    rest = match.group("rest")
+    optional = rest.endswith("(only when it applies)")
+    if optional:
+        rest = rest[: -len("(only when it applies)")].rstrip()
+    collects: list[str] = []
+    tools: list[str] = []
+    found = re.search(r"\s*\(ask for: ([^)]*)\)$", rest)
+    if found:
+        collects = [item.strip() for item in found.group(1).split(",") if item.strip()]
+        rest = rest[: found.start()]
+    found = re.search(r"\s*\(tools: ([^)]*)\)$", rest)
+    if found:
+        tools = [item.strip() for item in found.group(1).split(",") if item.strip()]
+        rest = rest[: found.start()]
+    return {
+        "index": int(match.group("index")),
+        "kind": match.group("kind"),
+        "instruction": rest.strip(),
+        "tools": tools,
+        "collects": collects,
+        "required": not optional,
+    }
