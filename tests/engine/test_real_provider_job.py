@@ -1,0 +1,40 @@
+"""A whole job with real-provider configs (hosted vLLM agent and judge) against a local stub server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillbench.engine import RESULTS_FILE, ResultRow, run_job
+from tests.conftest import compose_config
+from tests.support.openai_stub import conversation_script, stub_server
+
+SECRET = "sk-live-DO-NOT-STORE-4242"
+
+
+def test_job_through_litellm_to_a_stub_and_no_secret_stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with stub_server(conversation_script) as server:
+        for name in ("QWEN3_5_9B", "GEMMA4"):
+            monkeypatch.setenv(f"SKILLBENCH_{name}_API_BASE", server.base_url)
+            monkeypatch.setenv(f"SKILLBENCH_{name}_API_KEY", SECRET)
+        cfg = compose_config(
+            "agent=qwen3_5_9b", "judge=gemma4", "user_sim=sim_user", f"store.root={tmp_path / 'store'}",
+            "benchmark.scenarios=[hc-resched-happy-01]",
+        )
+        summary = run_job(cfg, tmp_path / "job")
+    assert summary.infra_errors == 0 and summary.judge_errors == 0
+    assert summary.usage["agent"].calls >= 3 and summary.usage["judge"].calls == 1
+    assert summary.usage["agent"].prompt_tokens > 0
+    [row] = [ResultRow.model_validate_json(line) for line in (tmp_path / "job" / RESULTS_FILE).read_text().splitlines()]
+    assert not row.simulated
+    assert row.termination in {"resolved", "user_ended"} and row.tool_calls >= 2
+    assert row.scores is not None and row.scores.explanation == "stub"
+    models = {request["model"] for request in server.requests}
+    assert models == {"Qwen/Qwen3.5-9B", "google/gemma-4-31B-it"}
+    first_agent_call = next(r for r in server.requests if r.get("tools"))
+    offered = {tool["function"]["name"] for tool in first_agent_call["tools"]}
+    assert {"identity__verify_customer", "end_conversation", "transfer_to_human"} <= offered
+    for path in [*(tmp_path / "job").rglob("*"), *(tmp_path / "store").rglob("*")]:
+        if path.is_file():
+            assert SECRET not in path.read_text(errors="ignore"), path
