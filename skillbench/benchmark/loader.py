@@ -14,6 +14,8 @@ from skillbench.benchmark.schema import BenchmarkManifest, Scenario, ScenarioFil
 from skillbench.errors import BenchmarkDataError, first_cause_first, spelling_hint
 
 PACKAGED_DIR = Path(__file__).parent / "data"
+# libyaml's safe loader when PyYAML was built with it (about 7x faster on the full benchmark).
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -53,7 +55,7 @@ def resolve_source(source: str) -> Path:
 def _read_yaml(path: Path) -> Any:
     try:
         with path.open(encoding="utf-8") as handle:
-            return yaml.safe_load(handle)
+            return yaml.load(handle, Loader=_SAFE_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
