@@ -15,7 +15,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from skillbench.benchmark import load_benchmark, select_scenarios
-from skillbench.config import validate_config
+from skillbench.config import RunConfig, validate_config
 from skillbench.engine.job import run_job
 from skillbench.engine.results import SUMMARY_FILE
 from skillbench.errors import BenchmarkDataError, ConfigError, SkillbenchError
@@ -46,6 +46,21 @@ def _remove_hydra_leftovers(job_dir: Path, multirun: bool) -> None:
                 sweep_dir.rmdir()
 
 
+def check_credentials(cfg: RunConfig) -> None:
+    """A hosted provider without its key would fail every call; say so once, before anything runs."""
+    roles = [("agent", cfg.agent), ("judge", cfg.judge), ("user_sim", cfg.user_sim)]
+    if cfg.mock.llm is not None:
+        roles.append(("mock.llm", cfg.mock.llm))
+    for role, model in roles:
+        self_hosted = model.api_base is not None  # an OpenAI-compatible server of your own may need no key
+        if model.simulated or self_hosted or not model.api_key_env or os.environ.get(model.api_key_env):
+            continue
+        raise ConfigError(
+            f"{role} '{model.name}' ({model.model}) needs the environment variable {model.api_key_env}. "
+            f"Fix: export {model.api_key_env}=<your key>, or pick an offline model (e.g. {role.split('.')[0]}=sim_*)."
+        )
+
+
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
 def main(cfg: DictConfig) -> float | None:
     hydra_cfg = HydraConfig.get()
@@ -53,6 +68,7 @@ def main(cfg: DictConfig) -> float | None:
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     try:
         run_cfg = validate_config(cfg, choices=dict(hydra_cfg.runtime.choices))
+        check_credentials(run_cfg)
         # Load and select the scenarios up front: a malformed data file is refused like a bad config.
         select_scenarios(load_benchmark(run_cfg.benchmark.source), run_cfg.benchmark)
     except (ConfigError, BenchmarkDataError) as exc:

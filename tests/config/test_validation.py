@@ -36,3 +36,15 @@ def test_unknown_key() -> None:
 
 def test_llm_mock_needs_a_model() -> None:
     assert "mock.llm" in check("mock=llm", "mock.llm=null")
+
+
+def test_missing_provider_key_is_refused_up_front(monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillbench.app import check_credentials
+    from tests.conftest import compose_config
+
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="GEMINI_API_KEY"):
+        check_credentials(compose_config("judge=gemini2_5_pro"))
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    check_credentials(compose_config("judge=gemini2_5_pro"))
+    check_credentials(compose_config("agent=qwen3_5_9b"))  # self-hosted: no key required
