@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TextIO
 
 from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.benchmark.schema import Scenario
@@ -185,13 +186,13 @@ async def run_job_async(cfg: RunConfig, job_dir: Path) -> JobSummary:
     results_path = job_dir / RESULTS_FILE
     rows: dict[str, ResultRow] = {}
 
-    async def one(scenario: Scenario, sink: object) -> None:
+    async def one(scenario: Scenario, sink: TextIO) -> None:
         async with limit:
             row = await evaluate_scenario(ctx, scenario)
         rows[scenario.id] = row
         # One whole line per write, flushed: a kill leaves only complete rows behind.
-        sink.write(row.model_dump_json() + "\n")  # type: ignore[attr-defined]
-        sink.flush()  # type: ignore[attr-defined]
+        sink.write(row.model_dump_json() + "\n")
+        sink.flush()
 
     reporter = asyncio.create_task(ctx.progress.report_every(cfg.run.progress_interval_s))
     try:
