@@ -10,13 +10,13 @@ import contextlib
 import copy
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from skillbench.benchmark.schema import Scenario, ToolSpec
 from skillbench.config.schema import MockConfig
 from skillbench.errors import InfrastructureError
 from skillbench.models.client import ClientPool, ModelClient
+from skillbench.prompts import tool_result
 from skillbench.registry import Registry
 from skillbench.rollout.records import Usage
 from skillbench.tools.errors import ToolError
@@ -49,18 +49,10 @@ class MockContext:
         return self._llm
 
 
-def _prompts() -> ModuleType:
-    # Imported on first use: the stateful and static modes (and `serve`) must not depend on the
-    # skillbench.prompts package importing cleanly.
-    from skillbench.prompts import tool_result
-
-    return tool_result
-
-
 def _build_prompt_parts(tool: ToolSpec) -> tuple[str, list[str]]:
     names = [tool.effect.collection] if tool.effect.collection else []
     names += [name for name in (*tool.reads, *tool.writes) if name not in names]
-    return _prompts().render_tool_block(tool), names
+    return tool_result.render_tool_block(tool), names
 
 
 # The tool's rendered prompt block and the collections its prompt shows: built once per tool.
@@ -91,7 +83,7 @@ async def llm(ctx: MockContext, tool: ToolSpec, arguments: dict[str, Any]) -> di
     Writes also go to the environment state by the tool's ``effect`` (when the model reports success),
     so later calls and the final-state checks see them; a created id the model chose is kept.
     """
-    prompts = _prompts()
+    prompts = tool_result
     block, collections = _prompt_parts(tool)
     messages = prompts.render_tool_result_messages(block, arguments, ctx.state.view(collections))
     try:

@@ -45,7 +45,7 @@ class ToolSession:
 
     async def call(self, name: str, arguments: dict[str, Any], *, call_id: str, turn: int) -> ToolCallRecord:
         """Call a tool through the MCP client and record it. Never raises for a failed call."""
-        name = self._names.get(name, name)
+        name = self.mcp_name(name)
         issued = self._issued
         self._issued += 1
         try:

@@ -1,7 +1,8 @@
 """A tiny offline conversation loop for testing the SIMULATED models — not the engine's orchestrator.
 
-It plays agent ⇄ user with a fake stateful tool executor computed here from the scenario, applies a
-few rule checks, asks a judge, and applies the pass rule. Models are called directly
+It plays agent ⇄ user against the scenario's stateful mock tools (the tools package's state,
+validation and failure injection, called directly rather than over MCP), applies the engine's rule
+checks, asks a judge, and applies the pass rule. Models are called directly
 (``SIM_MODELS.get(name)(SimRequest)``) for speed, or through litellm with ``via_litellm=True``.
 
 Run ``python -m tests.models.harness`` for the pass-rate table of every simulated agent × judge.
@@ -19,9 +20,10 @@ from typing import Any
 
 import skillbench.models.simulated.profiles  # noqa: F401  (registers the simulated models)
 from skillbench.benchmark import Benchmark, Scenario, Skill, ToolSpec, load_benchmark
-from skillbench.config.schema import ModelConfig, PassRuleConfig
+from skillbench.config.schema import MockConfig, ModelConfig, PassRuleConfig
 from skillbench.evaluation.pass_rule import apply_pass_rule
 from skillbench.evaluation.records import JudgeScores, PassDecision, RuleCheck
+from skillbench.evaluation.rules import run_rule_checks
 from skillbench.models.simulated import SIM_MODELS, SimRequest
 from skillbench.models.simulated.reading import tool_key
 from skillbench.prompts import (
@@ -34,6 +36,9 @@ from skillbench.prompts import (
     render_user_prompt,
 )
 from skillbench.rollout.records import Message, Rollout, ToolCall, ToolCallRecord
+from skillbench.tools import ArgumentValidator, EnvironmentState, ToolError
+from skillbench.tools.failures import FailureInjector
+from skillbench.tools.toolkit import mcp_tool, openai_tool
 
 STOP = "###STOP###"
 PAPER_RULE = PassRuleConfig(name="paper")
@@ -41,76 +46,41 @@ AGENTS = ("agent-careful", "agent-sloppy", "agent-reckless")
 JUDGES = ("judge-balanced", "judge-strict", "judge-lenient")
 
 
-def openai_name(name: str) -> str:
-    return name.replace(".", "__")
-
-
 def openai_tools(benchmark: Benchmark, skill: Skill) -> list[dict[str, Any]]:
-    tools = [
-        {"type": "function", "function": {"name": openai_name(spec.name), "description": spec.description, "parameters": spec.input_schema}}
-        for spec in benchmark.toolkit(skill)
-    ]
-    return tools + copy.deepcopy(CONTROL_TOOL_DEFINITIONS)
+    """The tools the engine offers an agent: the skill's toolkit (OpenAI-safe names), then the control tools."""
+    return [openai_tool(mcp_tool(spec)) for spec in benchmark.toolkit(skill)] + copy.deepcopy(CONTROL_TOOL_DEFINITIONS)
 
 
 class FakeTools:
-    """Stateful answers from the scenario's environment (the benchmark format's ToolEffect rules)."""
+    """The scenario's stateful mocks, synchronously: validation, the scenario's own failures, then the state.
 
-    def __init__(self, benchmark: Benchmark, skill: Skill, scenario: Scenario) -> None:
+    The same pieces as :class:`~skillbench.tools.server.MockToolServer` (default mock config), minus MCP.
+    """
+
+    def __init__(self, benchmark: Benchmark, skill: Skill, scenario: Scenario, seed: int = 0) -> None:
         self.specs: dict[str, ToolSpec] = {spec.name: spec for spec in benchmark.toolkit(skill)}
-        self.state = copy.deepcopy(scenario.initial_state)
-        self.failures = dict(scenario.tool_failures)
-        self.counts: dict[str, int] = {}
+        self.validator = ArgumentValidator(self.specs.values())
+        self.failures = FailureInjector(MockConfig(name="harness"), scenario, seed)
+        self.environment = EnvironmentState.from_scenario(scenario)
+        self.index = 0
+
+    @property
+    def state(self) -> dict[str, list[dict[str, Any]]]:
+        return self.environment.snapshot()
 
     def call(self, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
         """(is_error, text) of one call."""
         spec = self.specs.get(tool_key(name))
         if spec is None:
             return True, f"Unknown tool {name!r}."
-        schema = spec.input_schema
-        problems = [f"'{arg}' is a required property" for arg in schema.get("required", []) if arg not in arguments]
-        problems += [f"unexpected argument '{arg}'" for arg in arguments if arg not in schema.get("properties", {})]
-        if problems:
-            return True, f"Invalid arguments for {spec.name}: {'; '.join(problems)}"
-        seen = self.counts[spec.name] = self.counts.get(spec.name, 0) + 1
-        if seen <= self.failures.get(spec.name, 0):
-            return True, "Service temporarily unavailable (HTTP 503). Please retry."
+        self.index += 1
         try:
-            return False, json.dumps(self._effect(spec, arguments))
-        except LookupError as exc:
-            return True, str(exc)
-
-    def _effect(self, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
-        effect = spec.effect
-        records = self.state.setdefault(effect.collection or "_", [])
-        pairs = [(fieldname, str(arguments[arg])) for fieldname, arg in effect.match.items() if arg in arguments]
-        found = [r for r in records if all(fieldname in r and str(r[fieldname]) == value for fieldname, value in pairs)]
-        written = {fieldname: arguments[arg] for fieldname, arg in effect.set.items() if arg in arguments}
-        written.update(effect.set_const)
-        operation = effect.operation
-        if operation == "lookup":
-            return {"records": copy.deepcopy(found), "count": len(found)}
-        if operation == "verify":
-            if not found or not pairs:
-                return {"verified": False}
-            return {"verified": True, **{f: found[0][f] for f in effect.returns if f in found[0]}}
-        if operation == "create":
-            record = {effect.id_field: f"{effect.id_prefix}-{len(records) + 1}"} if effect.id_field else {}
-            record.update(written)
-            records.append(record)
-            return copy.deepcopy(record)
-        if operation == "action":
-            records.append({**arguments, **effect.result})
-            return {**effect.result, **{n: arguments[n] for n in effect.returns if n in arguments}}
-        if len(found) != 1:
-            raise LookupError(f"Not found: no {effect.collection} record matches the given keys.")
-        if operation == "get":
-            return copy.deepcopy(found[0])
-        if operation == "delete":
-            records.remove(found[0])
-            return {"deleted": True, "record": found[0]}
-        found[0].update(written)
-        return copy.deepcopy(found[0])
+            self.validator.check(spec.name, arguments)
+            if self.failures.decide(spec.name, self.index - 1) is not None:
+                return True, self.failures.message
+            return False, json.dumps(self.environment.apply(spec.effect, arguments))
+        except ToolError as error:
+            return True, error.message
 
 
 @dataclass
@@ -152,7 +122,7 @@ def converse(benchmark: Benchmark, scenario: Scenario, agent: str, seed: int = 0
     """One conversation: the agent speaks after each caller message and after each batch of tool results."""
     skill = benchmark.skill_of(scenario)
     tools = openai_tools(benchmark, skill)
-    executor = FakeTools(benchmark, skill, scenario)
+    executor = FakeTools(benchmark, skill, scenario, seed)
     agent_messages: list[dict[str, Any]] = [{"role": "system", "content": render_agent_prompt(skill)}]
     user_messages: list[dict[str, Any]] = [
         {"role": "system", "content": render_user_prompt(scenario, skill, STOP)},
@@ -212,21 +182,6 @@ def converse(benchmark: Benchmark, scenario: Scenario, agent: str, seed: int = 0
     )
 
 
-def rule_checks(scenario: Scenario, rollout: Rollout) -> list[RuleCheck]:
-    """A few deterministic checks in the spirit of the engine's (not its implementation)."""
-    attempted = {c.name for c in rollout.tool_calls if not c.control}
-    succeeded = {c.name for c in rollout.tool_calls if not c.control and not c.is_error}
-    outside = sorted({c.name for c in rollout.tool_calls if not c.control and not c.offered})
-    missing = [t for t in scenario.required_tools if t not in attempted]
-    forbidden = [t for t in scenario.forbidden_tools if t in succeeded]
-    return [
-        RuleCheck(name="required_tools_invoked", passed=not missing, hard=False, detail=f"missing: {', '.join(missing)}" if missing else ""),
-        RuleCheck(name="no_out_of_toolkit_calls", passed=not outside, hard=True, detail=", ".join(outside)),
-        RuleCheck(name="forbidden_tools_not_successful", passed=not forbidden, hard=True, detail=", ".join(forbidden)),
-        RuleCheck(name="termination_reached", passed=rollout.termination in {"resolved", "transferred", "out_of_scope", "user_ended"}, hard=True, detail=rollout.termination),
-    ]
-
-
 def judge(benchmark: Benchmark, scenario: Scenario, rollout: Rollout, checks: list[RuleCheck], judge_model: str, seed: int = 0,
           call: Caller = direct_call) -> JudgeScores:
     prompt = render_judge_prompt(benchmark.skill_of(scenario), scenario, rollout, checks)
@@ -236,7 +191,7 @@ def judge(benchmark: Benchmark, scenario: Scenario, rollout: Rollout, checks: li
 
 def evaluate(benchmark: Benchmark, scenario: Scenario, agent: str, judges: tuple[str, ...] = JUDGES, seed: int = 0) -> Outcome:
     rollout = converse(benchmark, scenario, agent, seed)
-    checks = rule_checks(scenario, rollout)
+    checks = run_rule_checks(rollout, scenario, benchmark.skill_of(scenario))
     outcome = Outcome(rollout, checks)
     for name in judges:
         scores = judge(benchmark, scenario, rollout, checks, name, seed)

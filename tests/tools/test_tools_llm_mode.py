@@ -5,9 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-# Workaround, remove once fixed: importing skillbench.prompts before skillbench.evaluation hits the
-# import cycle prompts.judge -> evaluation -> evaluation.judge -> prompts.judge.
-import skillbench.evaluation  # noqa: F401
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario
 from skillbench.config.schema import MockConfig, ModelConfig

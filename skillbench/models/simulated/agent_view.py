@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from skillbench.models.simulated.base import SimRequest
+from skillbench.models.simulated.phrasing import READ_VERBS, tool_verb
 from skillbench.models.simulated.reading import (
     asked_keys,
     bullet_lines,
@@ -32,7 +33,6 @@ from skillbench.prompts.agent import CONTROL_TOOLS
 
 # Argument names an agent writes itself rather than asking the caller for (free text it composes).
 FREE_TEXT_ARGS = frozenset({"message", "body", "text", "note", "notes", "summary", "description", "comment", "subject", "content"})
-READ_VERBS = frozenset({"get", "list", "search", "find", "lookup", "look", "check", "verify", "read", "query", "fetch", "run", "view", "show"})
 NOTIFY_WORDS = frozenset({"send", "notify", "email", "sms", "message", "messaging", "confirmation"})
 _INACTIVE = frozenset({"cancelled", "canceled", "closed", "expired", "inactive", "completed", "resolved", "past", "taken", "booked_out", "unavailable", "full"})
 
@@ -71,8 +71,7 @@ class ToolDef:
 
     @property
     def verb(self) -> str:
-        operation = self.key.split(".", 1)[-1]
-        return operation.split("_", 1)[0]
+        return tool_verb(self.key)
 
     @property
     def is_write(self) -> bool:
@@ -103,6 +102,9 @@ class Event:
     call: Call | None = None
 
 
+# Cached by prompt text: every call of a conversation (and every conversation of a skill) sends the
+# same system prompt. The Policy is shared, so callers must not change its lists.
+@lru_cache(maxsize=256)
 def parse_policy(system_prompt: str) -> Policy:
     parts = sections(system_prompt)
     header = re.search(r"support agent for (?P<company>.+?), handling one skill: (?P<skill>.+?)\.\s*$", system_prompt.split("\n", 1)[0])
@@ -229,11 +231,14 @@ class AgentView:
 
     # ---------------------------------------------------------------- records and values
 
+    @cached_property
     def selection_stems(self) -> dict[str, float]:
         """Words that point at the record the caller means, weighted by what the message was answering.
 
         An answer to 'which one do you mean?' weighs most, the opening request next; an answer to a
         question about some fact (a reason, an address) says little about which record is meant.
+        Cached: it depends on the events only, which are complete once :func:`read_agent_request`
+        returns, and every record of every result is scored against it.
         """
         weights: dict[str, float] = {}
         previous = ""
@@ -259,7 +264,7 @@ class AgentView:
     def record_score(self, record: dict[str, Any], hint: str = "") -> float:
         facts = {str(value).lower() for value in self.facts.values()}
         said = " ".join(self.caller_texts).lower()
-        stems = self.selection_stems()
+        stems = self.selection_stems
         hint_stems = set(content_stems(hint))
         score = 0.0
         seen: set[str] = set()

@@ -81,7 +81,12 @@ def tool_noun(name: str) -> str:
     return plain("_".join(words))
 
 
+# Operation verbs of tools that only read; any other verb changes something (agents and judges agree).
+READ_VERBS = frozenset({"get", "list", "search", "find", "lookup", "look", "check", "verify", "read", "query", "fetch", "run", "view", "show"})
+
+
 def tool_verb(name: str) -> str:
+    """'scheduling.update_appointment' → 'update': the first word of the operation."""
     return name.split(".", 1)[-1].split("_", 1)[0]
 
 

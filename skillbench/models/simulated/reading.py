@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 # ---------------------------------------------------------------------------------------------- names
@@ -43,7 +44,9 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
 _GENERIC_HEADS = {"new", "preferred", "chosen", "desired", "requested", "your", "the"}
 
 
-def key_labels(key: str) -> list[tuple[str, int]]:
+# Cached: the same few keys are looked up in every message of every call (a pure function of the name).
+@lru_cache(maxsize=4096)
+def key_labels(key: str) -> tuple[tuple[str, int], ...]:
     """Phrases that name ``key`` with a strength (3 exact, 2 synonym/id variant, 1 partial), longest first."""
     words = plain(key)
     labels: dict[str, int] = {words: 3}
@@ -62,12 +65,14 @@ def key_labels(key: str) -> list[tuple[str, int]]:
         labels.setdefault(" ".join(trimmed), 2)
     if len(trimmed) > 1 and trimmed[-1] not in {"id", "number", "code"}:
         labels.setdefault(trimmed[-1], 1)
-    return sorted(labels.items(), key=lambda item: (-len(item[0]), -item[1]))
+    return tuple(sorted(labels.items(), key=lambda item: (-len(item[0]), -item[1])))
 
 
-def _label_pattern(label: str) -> str:
+@lru_cache(maxsize=4096)
+def _label_regex(label: str) -> re.Pattern[str]:
+    """A label as a whole phrase, spaces matching '_' or '-' too; compiled once (re's own cache is small)."""
     escaped = re.escape(label).replace(r"\ ", r"[\s_-]+")
-    return rf"(?<![\w-]){escaped}(?![\w])"
+    return re.compile(rf"(?<![\w-]){escaped}(?![\w])")
 
 
 def find_label(text: str, key: str) -> tuple[int, int, int] | None:
@@ -75,7 +80,7 @@ def find_label(text: str, key: str) -> tuple[int, int, int] | None:
     lowered = text.lower()
     best: tuple[int, int, int] | None = None
     for label, strength in key_labels(key):
-        match = re.search(_label_pattern(label), lowered)
+        match = _label_regex(label).search(lowered)
         if match and (best is None or strength > best[2] or (strength == best[2] and match.start() < best[0])):
             best = (match.start(), match.end(), strength)
     return best
@@ -199,7 +204,7 @@ def extract_labelled(text: str, key: str, whole_sentence: bool = False, others: 
     for label, strength in key_labels(key):
         if strength < 2:
             continue
-        for match in re.finditer(_label_pattern(label), lowered):
+        for match in _label_regex(label).finditer(lowered):
             prefixed = _PREFIXED_ID.match(text, match.start())
             if prefixed and re.search(r"\d", prefixed.group(0)):
                 return prefixed.group(0)
@@ -322,6 +327,7 @@ STOPWORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     word = re.sub(r"['’]s$", "", word.lower()).strip("'’")
     for suffix in ("ing", "ed", "es", "s", "e"):

@@ -112,7 +112,7 @@ _ESCALATION_SYNONYMS: dict[str, tuple[str, ...]] = {
     "unsafe": ("unsafe", "dangerous", "burn", "smoke", "fire"),
     "safety": ("sparking", "sparks", "smoke", "burning", "exposed wire", "damaged cable", "electric shock"),
     "cancel": ("cancel my contract", "cancel the contract", "end my contract", "terminate"),
-    "port": ("port out", "port my number", "switch provider", "leaving brightwave", "move to another provider"),
+    "port": ("port out", "port my number", "switch provider", "move to another provider"),
 }
 
 
@@ -553,8 +553,7 @@ class _Agent:
 
     def blocked_by_condition(self, name: str, step: Step) -> str | None:
         """Why the policy forbids this write now (a record field fails a stated condition), or None."""
-        view = self.view
-        records = [record for call in view.ok_calls() if (record := view.selected(call, step.instruction)) is not None]
+        records = self.selected_records(step)
         for text in self.condition_texts(name, step):
             for field_name, expected in re.findall(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b\s*(?:is|=|==)?\s*\"([^\"]+)\"", text):
                 holder = next((r for r in reversed(records) if field_name in r), None)
@@ -671,16 +670,22 @@ class _Agent:
             named = mentioned_keys(unknown_clause.group(1), view.candidate_keys)
             return any(key in view.unknown for key in named)
         if step.kind == "act":
-            return any(re.search(r"\b[a-z]+(?:_[a-z0-9]+)+\b\s*(?:is|=)?\s*\"", text) for text in [step.instruction]) and not any(
+            # An optional act runs when its quoted field condition ('status is "active"') is known and holds.
+            states_condition = re.search(r"\b[a-z]+(?:_[a-z0-9]+)+\b\s*(?:is|=)?\s*\"", step.instruction)
+            return bool(states_condition) and self._condition_known(step) and not any(
                 self.blocked_by_condition(name, step) for name in step.tools if name in view.tools
-            ) and self._condition_known(step)
+            )
         stems = set(content_stems(step.instruction)) - {"caller", "patient", "customer", "ask", "look", "if"}
         caller = set(content_stems(" ".join(view.caller_texts[1:])))
         return len(stems & caller) >= 2
 
-    def _condition_known(self, step: Step) -> bool:
+    def selected_records(self, step: Step) -> list[dict[str, Any]]:
+        """The record each successful call points at, read with ``step``'s instruction as the hint."""
         view = self.view
-        records = [record for call in view.ok_calls() if (record := view.selected(call, step.instruction)) is not None]
+        return [record for call in view.ok_calls() if (record := view.selected(call, step.instruction)) is not None]
+
+    def _condition_known(self, step: Step) -> bool:
+        records = self.selected_records(step)
         fields_named = re.findall(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b", step.instruction)
         return any(field_name in record for field_name in fields_named for record in records)
 
