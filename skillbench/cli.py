@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     except SkillbenchError as exc:
         print(f"skillbench {command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from jsonschema import Draft202012Validator, SchemaError
 from pydantic import BaseModel
 
 from skillbench.benchmark.generator.reference import Hints, holds, run_reference
-from skillbench.benchmark.loader import _files, _parse, resolve_source
+from skillbench.benchmark.loader import parse_file, read_yaml, resolve_source, yaml_files
 from skillbench.benchmark.schema import (
     SCENARIO_PATHS,
     BenchmarkManifest,
@@ -74,23 +73,9 @@ def _rel(path: Path, root: Path) -> str:
         return str(path)
 
 
-# libyaml's parser when PyYAML has it: the same documents, parsed ~7x faster (the full benchmark is 2 MB).
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def read_yaml(path: Path) -> Any:
-    try:
-        with path.open(encoding="utf-8") as handle:
-            return yaml.load(handle, Loader=_YAML_LOADER)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise BenchmarkDataError(f"{path}:{where} is not valid YAML ({getattr(exc, 'problem', exc)}). Fix the syntax.") from None
-
-
 def _load(model: type[M], path: Path, report: LintReport) -> M | None:
     try:
-        return _parse(model, read_yaml(path), path)
+        return parse_file(model, read_yaml(path), path)
     except BenchmarkDataError as exc:
         report.add(_rel(path, report.root), str(exc).removeprefix(f"{path}: ").removeprefix(f"{path}:").strip())
         return None
@@ -130,7 +115,7 @@ def _check_tool(tool: ToolSpec, where: str, report: LintReport) -> None:
 
 def _catalogue(root: Path, report: LintReport) -> dict[str, ToolSpec]:
     tools: dict[str, ToolSpec] = {}
-    for path in _files(root / "tools"):
+    for path in yaml_files(root / "tools"):
         rel = _rel(path, root)
         server = _load(ToolServer, path, report)
         if server is None:
@@ -290,15 +275,18 @@ def lint_benchmark(source: str | Path) -> LintReport:
     """Check a benchmark folder (a packaged name or a path); never raises for data problems."""
     root = resolve_source(str(source))
     report = LintReport(root=root)
-    manifest = _load(BenchmarkManifest, root / "benchmark.yaml", report) if (root / "benchmark.yaml").is_file() else None
-    if manifest is None and not (root / "benchmark.yaml").is_file():
+    manifest_path = root / "benchmark.yaml"
+    manifest = None
+    if manifest_path.is_file():
+        manifest = _load(BenchmarkManifest, manifest_path, report)
+    else:
         report.add("benchmark.yaml", "is missing; add a manifest with name and industries")
     industries = {i.id for i in manifest.industries} if manifest else set()
     report.name = manifest.name if manifest else root.name
 
     tools = _catalogue(root, report)
     skills: dict[str, Skill] = {}
-    for path in _files(root / "skills"):
+    for path in yaml_files(root / "skills"):
         rel = _rel(path, root)
         skill = _load(Skill, path, report)
         if skill is None:
@@ -315,7 +303,7 @@ def lint_benchmark(source: str | Path) -> LintReport:
     content: dict[str, str] = {}
     coverage: dict[str, set[str]] = defaultdict(set)
     scenarios = 0
-    for path in _files(root / "scenarios"):
+    for path in yaml_files(root / "scenarios"):
         rel = _rel(path, root)
         scenario_file = _load(ScenarioFile, path, report)
         if scenario_file is None:

@@ -52,7 +52,7 @@ def resolve_source(source: str) -> Path:
     )
 
 
-def _read_yaml(path: Path) -> Any:
+def read_yaml(path: Path) -> Any:
     try:
         with path.open(encoding="utf-8") as handle:
             return yaml.load(handle, Loader=_SAFE_LOADER)
@@ -62,7 +62,7 @@ def _read_yaml(path: Path) -> Any:
         raise BenchmarkDataError(f"{path}:{where} is not valid YAML ({getattr(exc, 'problem', exc)}). Fix the syntax.") from None
 
 
-def _parse(model: type[M], data: Any, path: Path) -> M:
+def parse_file(model: type[M], data: Any, path: Path) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -77,7 +77,7 @@ def _parse(model: type[M], data: Any, path: Path) -> M:
         raise BenchmarkDataError(f"{path}: field '{loc}': {err['msg']}. Fix: {hint} in that file.{more}") from None
 
 
-def _files(folder: Path) -> list[Path]:
+def yaml_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.y*ml") if p.suffix in {".yaml", ".yml"}) if folder.is_dir() else []
 
 
@@ -92,12 +92,12 @@ def _load_cached(root_str: str) -> Benchmark:
     manifest_path = root / "benchmark.yaml"
     if not manifest_path.is_file():
         raise BenchmarkDataError(f"{manifest_path} is missing. Fix: add a manifest with name and industries.")
-    manifest = _parse(BenchmarkManifest, _read_yaml(manifest_path), manifest_path)
+    manifest = parse_file(BenchmarkManifest, read_yaml(manifest_path), manifest_path)
     files: dict[str, Path] = {}
 
     tools: dict[str, ToolSpec] = {}
-    for path in _files(root / "tools"):
-        server = _parse(ToolServer, _read_yaml(path), path)
+    for path in yaml_files(root / "tools"):
+        server = parse_file(ToolServer, read_yaml(path), path)
         for index, tool in enumerate(server.tools):
             if tool.server != server.server:
                 raise BenchmarkDataError(
@@ -111,8 +111,8 @@ def _load_cached(root_str: str) -> Benchmark:
 
     industries = {industry.id for industry in manifest.industries}
     skills: dict[str, Skill] = {}
-    for path in _files(root / "skills"):
-        skill = _parse(Skill, _read_yaml(path), path)
+    for path in yaml_files(root / "skills"):
+        skill = parse_file(Skill, read_yaml(path), path)
         if skill.id in skills:
             raise BenchmarkDataError(f"{path}: field 'id': skill {skill.id!r} is defined twice.")
         if skill.industry not in industries:
@@ -135,8 +135,8 @@ def _load_cached(root_str: str) -> Benchmark:
 
     scenarios: list[Scenario] = []
     seen: set[str] = set()
-    for path in _files(root / "scenarios"):
-        scenario_file = _parse(ScenarioFile, _read_yaml(path), path)
+    for path in yaml_files(root / "scenarios"):
+        scenario_file = parse_file(ScenarioFile, read_yaml(path), path)
         skill = skills.get(scenario_file.skill_id)
         if skill is None:
             raise BenchmarkDataError(f"{path}: field 'skill_id': no skill {scenario_file.skill_id!r} in skills/.")

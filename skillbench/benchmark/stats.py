@@ -7,8 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skillbench.benchmark.lint import read_yaml
-from skillbench.benchmark.loader import _files, _parse, resolve_source
+from skillbench.benchmark.loader import parse_file, read_yaml, resolve_source, yaml_files
 from skillbench.benchmark.schema import (
     SCENARIO_PATHS,
     BenchmarkManifest,
@@ -33,25 +32,25 @@ class Contents:
 def read_contents(source: str | Path) -> Contents:
     """Every file that validates; the others are listed in ``unreadable`` (lint explains why)."""
     root = resolve_source(str(source))
-    manifest = _parse(BenchmarkManifest, read_yaml(root / "benchmark.yaml"), root / "benchmark.yaml")
+    manifest = parse_file(BenchmarkManifest, read_yaml(root / "benchmark.yaml"), root / "benchmark.yaml")
     out = Contents(manifest=manifest)
-    for path in _files(root / "tools"):
+    for path in yaml_files(root / "tools"):
         try:
-            server = _parse(ToolServer, read_yaml(path), path)
+            server = parse_file(ToolServer, read_yaml(path), path)
         except BenchmarkDataError:
             out.unreadable.append(str(path.relative_to(root)))
             continue
         out.tools.update({tool.name: tool for tool in server.tools})
-    for path in _files(root / "skills"):
+    for path in yaml_files(root / "skills"):
         try:
-            skill = _parse(Skill, read_yaml(path), path)
+            skill = parse_file(Skill, read_yaml(path), path)
         except BenchmarkDataError:
             out.unreadable.append(str(path.relative_to(root)))
             continue
         out.skills[skill.id] = skill
-    for path in _files(root / "scenarios"):
+    for path in yaml_files(root / "scenarios"):
         try:
-            out.scenarios += _parse(ScenarioFile, read_yaml(path), path).scenarios
+            out.scenarios += parse_file(ScenarioFile, read_yaml(path), path).scenarios
         except BenchmarkDataError:
             out.unreadable.append(str(path.relative_to(root)))
     return out

@@ -192,13 +192,12 @@ def load_job(path: Path) -> Job:
                 # The last line of an interrupted job may be cut short; any other bad line is reported.
                 if not (summary is None and number == len(lines)):
                     problems.append(f"{results}:{number}: invalid result row ({_first_error(exc)})")
-    if summary is not None and bad_lines == 0:
-        status = "finished"
-    elif summary is not None:
+    if summary is None:
+        status = "unfinished"
+    elif bad_lines:
         status = "unreadable"
     else:
-        status = "unfinished"
-    if summary is not None and status == "finished":
+        status = "finished"
         problems.extend(_check_summary(path, rows, summary))
     return Job(
         path=path,

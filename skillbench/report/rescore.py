@@ -19,7 +19,7 @@ from skillbench.config.schema import PassRuleConfig
 from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, JobSummary, ResultRow
 from skillbench.evaluation.pass_rule import apply_pass_rule
 from skillbench.report.jobs import Job, ReportError
-from skillbench.report.transcripts import store_candidates
+from skillbench.report.transcripts import ROLLOUTS_DIR, store_candidates
 
 CONFIG_MODULE = "skillbench.conf"
 GROUP = "pass_rule"
@@ -158,7 +158,7 @@ def _folder_names(jobs: list[Job]) -> dict[Path, str]:
 def _absolute_store(job: Job) -> str | None:
     """An absolute store root, so the rescored copy still finds the transcripts wherever it is read from."""
     for candidate in store_candidates(job):
-        if (candidate / "rollouts").is_dir():
+        if (candidate / ROLLOUTS_DIR).is_dir():
             return str(candidate.resolve())
     return None
 

@@ -10,13 +10,14 @@ from pydantic import ValidationError
 
 from skillbench.report.jobs import Job
 from skillbench.rollout.records import Rollout
+from skillbench.store.artifacts import ArtifactStore
 
 ROLLOUTS_DIR = "rollouts"
 
 
 def rollout_path(store_root: Path, key: str) -> Path:
-    """Where the artifact store keeps a rollout: ``<root>/rollouts/<key[:2]>/<key>.json``."""
-    return store_root / ROLLOUTS_DIR / key[:2] / f"{key}.json"
+    """Where the artifact store keeps a rollout (``<root>/rollouts/<key[:2]>/<key>.json``)."""
+    return ArtifactStore(store_root).path(ROLLOUTS_DIR, key)
 
 
 def store_candidates(job: Job) -> list[Path]:

@@ -134,7 +134,7 @@ def test_completed_scenarios_reach_their_target_on_the_stateful_mock(built: Buil
         )
         assert not trace.problems, (scenario.id, trace.problems)
         env = state_module.EnvironmentState.from_scenario(scenario)
-        for name, arguments in trace.calls:  # the real mock, not our mirror of it
+        for name, arguments in trace.calls:  # replayed on a fresh mock built from the scenario itself
             env.apply(tools[name].effect, arguments)
         final = env.snapshot()
         assert all(holds(final, target) for target in scenario.target_state), scenario.id

@@ -2,8 +2,8 @@
 
 It fills every tool argument the way the contract says an agent can: from a caller fact that an
 earlier (or the current) step asked for, or from a field of a record an earlier tool returned. It
-answers each call with the stateful mock's semantics (``skillbench.tools.state`` implements the
-same rules; the tests check that both agree). The generator uses it to derive ``target_state``;
+answers each call with the stateful mock itself (:mod:`skillbench.tools.state`), so scenario data
+and the runtime environment cannot drift apart. The generator uses it to derive ``target_state``;
 ``skillbench benchmark lint`` uses it to prove every scenario solvable.
 """
 
@@ -17,7 +17,9 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from skillbench.benchmark.schema import Skill, State, StateExpectation, ToolEffect, ToolSpec
+from skillbench.benchmark.schema import Skill, State, StateExpectation, ToolSpec
+from skillbench.tools.errors import ToolError
+from skillbench.tools.state import EnvironmentState
 
 
 @dataclass
@@ -110,17 +112,6 @@ class _Known:
         return self.values.get(name, [])
 
 
-def _copy(record: dict[str, Any]) -> dict[str, Any]:
-    # Records are flat almost always; a shallow copy is then as good as a deep one and much faster.
-    if any(isinstance(v, dict | list) for v in record.values()):
-        return copy.deepcopy(record)
-    return dict(record)
-
-
-def copy_state(state: Mapping[str, list[dict[str, Any]]]) -> State:
-    return {name: [_copy(r) for r in records] for name, records in state.items()}
-
-
 _VALIDATORS: dict[int, tuple[ToolSpec, Draft202012Validator]] = {}
 
 
@@ -133,68 +124,33 @@ def _validator(tool: ToolSpec) -> Draft202012Validator:
     return entry[1]
 
 
-def _matching(records: Sequence[dict[str, Any]], effect: ToolEffect, args: Mapping[str, Any]) -> list[dict[str, Any]]:
-    # Same rule as the stateful mock: compare as strings, only on arguments present in the call.
-    pairs = [(name, str(args[arg])) for name, arg in effect.match.items() if arg in args]
-    return [r for r in records if all(name in r and str(r[name]) == value for name, value in pairs)]
+def apply_effect(tool: ToolSpec, env: EnvironmentState, args: Mapping[str, Any]) -> tuple[dict[str, Any] | None, Change | None, str | None]:
+    """Answer one call with the stateful mock (:mod:`skillbench.tools.state`): (result, change, error).
 
-
-def _fresh_id(records: Sequence[dict[str, Any]], effect: ToolEffect) -> str:
-    taken = {str(record.get(effect.id_field)) for record in records}
-    number = len(records) + 1
-    while f"{effect.id_prefix}-{number}" in taken:
-        number += 1
-    return f"{effect.id_prefix}-{number}"
-
-
-def apply_effect(tool: ToolSpec, state: State, args: Mapping[str, Any]) -> tuple[dict[str, Any] | None, Change | None, str | None]:
-    """Answer one call like the stateful mock: (result, change, error)."""
+    The mock changes ``env``; the :class:`Change` records what it wrote, for the target state.
+    """
     effect = tool.effect
     op = effect.operation
-    if op == "action":
-        result = copy.deepcopy(effect.result)
-        if effect.collection:
-            state.setdefault(effect.collection, []).append({**copy.deepcopy(dict(args)), **copy.deepcopy(effect.result)})
-        result.update({name: args[name] for name in effect.returns if name in args})
-        return result, None, None
-    if effect.collection is None:
-        return None, None, f"{tool.name}: effect {op!r} has no collection"
-    records = state.get(effect.collection, [])
-    if op == "lookup":
-        found = [_copy(r) for r in _matching(records, effect, args)]
-        return {"records": found, "count": len(found)}, None, None
-    if op == "verify":
-        if not effect.match or any(arg not in args for arg in effect.match.values()):
-            return {"verified": False}, None, None
-        found = _matching(records, effect, args)
-        if not found:
-            return {"verified": False}, None, None
-        return {"verified": True, **{n: copy.deepcopy(found[0][n]) for n in effect.returns if n in found[0]}}, None, None
-    written = {name: args[arg] for name, arg in effect.set.items() if arg in args}
-    written.update(copy.deepcopy(effect.set_const))
-    if op == "create":
-        target = state.setdefault(effect.collection, [])
-        record: dict[str, Any] = {}
-        if effect.id_field:
-            record[effect.id_field] = _fresh_id(target, effect)
-        record.update(written)
-        target.append(record)
-        match = {name: args[arg] for name, arg in effect.set.items() if arg in args}
-        return _copy(record), Change(tool.name, op, effect.collection, match, written), None
-    found = _matching(records, effect, args)
-    if len(found) != 1:
-        what = "no record" if not found else f"{len(found)} records"
-        return None, None, f"{tool.name}: {what} of {effect.collection!r} match {dict(args)}"
-    record = found[0]
-    match = {name: record.get(name) for name in effect.match}
-    if op == "get":
-        return _copy(record), None, None
-    if op == "delete":
-        records.remove(record)
-        return {"deleted": True, "record": _copy(record)}, Change(tool.name, op, effect.collection, match), None
-    before = {name: copy.deepcopy(record[name]) for name in written if name in record}
-    record.update(written)
-    return _copy(record), Change(tool.name, op, effect.collection, match, written, before), None
+    change: Change | None = None
+    try:
+        if op in {"create", "update", "delete"}:
+            written = {name: args[arg] for name, arg in effect.set.items() if arg in args}
+            written.update(copy.deepcopy(effect.set_const))
+            if op == "create":
+                match = {name: args[arg] for name, arg in effect.set.items() if arg in args}
+                change = Change(tool.name, op, effect.collection or "", match, written)
+            else:
+                record = env.the_one(effect, args)  # before the write: its key and the values it replaces
+                match = {name: record.get(name) for name in effect.match}
+                if op == "delete":
+                    change = Change(tool.name, op, effect.collection or "", match)
+                else:
+                    before = {name: copy.deepcopy(record[name]) for name in written if name in record}
+                    change = Change(tool.name, op, effect.collection or "", match, written, before)
+        result = env.apply(effect, args)
+    except ToolError as exc:
+        return None, None, f"{tool.name}: {exc.message}"
+    return result, change, None
 
 
 def run_reference(
@@ -219,7 +175,8 @@ def run_reference(
     ``validate``: check each call's arguments against the tool's JSON Schema; ``hints``: how to tell
     which of several returned records the caller means (see :class:`Hints`).
     """
-    trace = Trace(state=copy_state(initial_state))
+    env = EnvironmentState(initial_state)  # a deep copy: the scenario's state never changes
+    trace = Trace(state=env.collections)
     known = _Known(hints)
     asked: set[str] = set()
     steps = [s for s in skill.steps if s.required or set(s.tools) & set(include)]
@@ -259,7 +216,7 @@ def run_reference(
             errors = sorted(e.message for e in _validator(tool).iter_errors(args)) if validate else []
             if errors:
                 trace.problems.append(f"{name} (step '{step.id}'): arguments {args} fail its schema: {errors[0]}")
-            result, change, error = apply_effect(tool, trace.state, args)
+            result, change, error = apply_effect(tool, env, args)
             trace.calls.append((name, args))
             if error:
                 trace.problems.append(f"{error} (step '{step.id}')")
