@@ -148,6 +148,17 @@ class StateExpectation(Record):
     expect: dict[str, Any] = Field(default_factory=dict, description="Fields the record must have.")
     absent: bool = Field(False, description="True if no record may match.")
 
+    def is_met(self, state: State) -> bool:
+        """Whether ``state`` meets this condition. Values compare as strings, like the mock's matching."""
+        found = [record for record in state.get(self.collection, []) if _has_fields(record, self.match)]
+        if self.absent:
+            return not found
+        return any(_has_fields(record, self.expect) for record in found)
+
+
+def _has_fields(record: dict[str, Any], fields: dict[str, Any]) -> bool:
+    return all(key in record and str(record[key]) == str(value) for key, value in fields.items())
+
 
 class Scenario(Record):
     """One test case: a caller with a goal, facts and persona, against a skill and an environment."""

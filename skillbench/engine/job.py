@@ -16,7 +16,14 @@ from skillbench.benchmark.schema import Scenario
 from skillbench.benchmark.selection import select_scenarios
 from skillbench.config.schema import RunConfig
 from skillbench.engine.progress import Progress
-from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, JobSummary, ResultRow
+from skillbench.engine.results import (
+    CONFIG_FILE,
+    RESULTS_FILE,
+    SUMMARY_FILE,
+    JobSummary,
+    ResultRow,
+    job_labels,
+)
 from skillbench.engine.summary import summarize
 from skillbench.errors import InfrastructureError
 from skillbench.evaluation import apply_pass_rule, judge_transcript, run_rule_checks, verdict_key
@@ -122,12 +129,7 @@ async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
         path=scenario.path,
         persona=scenario.persona.label,
         expected_outcome=scenario.expected_outcome,
-        agent=cfg.agent.name,
-        judge=cfg.judge.name,
-        user_sim=cfg.user_sim.name,
-        mock=cfg.mock.name,
-        pass_rule=cfg.pass_rule.name,
-        benchmark=cfg.benchmark.name,
+        **job_labels(cfg),
         simulated=cfg.agent.simulated,
         rollout_key=rollout.key,
         verdict_key=verdict.key if verdict else None,

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from skillbench.config.schema import RunConfig
 from skillbench.evaluation.records import JudgeScores, RuleCheck
 from skillbench.rollout.records import Termination, Usage
 
@@ -87,3 +88,22 @@ class JobSummary(BaseModel):
     started_at: str
     finished_at: str
     skillbench_version: str
+
+
+def job_labels(cfg: RunConfig) -> dict[str, str]:
+    """The config names that identify a job, as both rows and summaries carry them."""
+    return {
+        "agent": cfg.agent.name,
+        "judge": cfg.judge.name,
+        "user_sim": cfg.user_sim.name,
+        "mock": cfg.mock.name,
+        "pass_rule": cfg.pass_rule.name,
+        "benchmark": cfg.benchmark.name,
+    }
+
+
+def pass_counts(rows: list[ResultRow]) -> tuple[int, int, float | None]:
+    """(passed, scored, pass rate) over rows; rows without a verdict (errors) are not scored."""
+    scored = sum(row.passed is not None for row in rows)
+    passed = sum(row.passed is True for row in rows)
+    return passed, scored, passed / scored if scored else None

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime
+from typing import Any
 
 from skillbench import __version__
 from skillbench.config.schema import RunConfig
-from skillbench.engine.results import JobSummary, ResultRow
+from skillbench.engine.results import JobSummary, ResultRow, job_labels, pass_counts
 from skillbench.evaluation.records import SCORE_DIMENSIONS
 from skillbench.rollout.records import ROLES, Usage
 
@@ -16,41 +17,34 @@ def _rate(numerator: int, denominator: int) -> float | None:
     return numerator / denominator if denominator else None
 
 
+def path_breakdown(rows: list[ResultRow]) -> dict[str, dict[str, Any]]:
+    """Per scenario path: scenarios, scored, passed and pass rate."""
+    breakdown: dict[str, dict[str, Any]] = {}
+    for path in sorted({row.path for row in rows}):
+        path_rows = [row for row in rows if row.path == path]
+        passed, scored, rate = pass_counts(path_rows)
+        breakdown[path] = {"scenarios": len(path_rows), "scored": scored, "passed": passed, "pass_rate": rate}
+    return breakdown
+
+
 def summarize(rows: list[ResultRow], cfg: RunConfig, *, started: datetime, wall_time_s: float) -> JobSummary:
-    scored = [row for row in rows if row.passed is not None]
     rule_rows = [row for row in rows if row.rule_passed is not None]
     with_scores = [row.scores for row in rows if row.scores is not None]
     usage = {role: Usage() for role in ROLES}
     for row in rows:
         for role, value in row.usage.items():
             usage[role] = usage[role].add(value)
-    by_path: dict[str, dict[str, object]] = {}
-    for path in sorted({row.path for row in rows}):
-        path_rows = [row for row in rows if row.path == path]
-        path_scored = [row for row in path_rows if row.passed is not None]
-        passed = sum(1 for row in path_scored if row.passed)
-        by_path[path] = {
-            "scenarios": len(path_rows),
-            "scored": len(path_scored),
-            "passed": passed,
-            "pass_rate": _rate(passed, len(path_scored)),
-        }
-    passed_total = sum(1 for row in scored if row.passed)
+    passed, scored, pass_rate = pass_counts(rows)
     return JobSummary(
-        agent=cfg.agent.name,
-        judge=cfg.judge.name,
-        user_sim=cfg.user_sim.name,
-        mock=cfg.mock.name,
-        pass_rule=cfg.pass_rule.name,
-        benchmark=cfg.benchmark.name,
+        **job_labels(cfg),
         agent_model=cfg.agent.model,
         judge_model=cfg.judge.model,
         simulated_agent=cfg.agent.simulated,
         simulated_judge=cfg.judge.simulated,
         scenarios=len(rows),
-        scored=len(scored),
-        passed=passed_total,
-        pass_rate=_rate(passed_total, len(scored)),
+        scored=scored,
+        passed=passed,
+        pass_rate=pass_rate,
         rule_pass_rate=_rate(sum(1 for row in rule_rows if row.rule_passed), len(rule_rows)),
         rubric_means={
             dim: (sum(getattr(s, dim) for s in with_scores) / len(with_scores)) if with_scores else None
@@ -58,7 +52,7 @@ def summarize(rows: list[ResultRow], cfg: RunConfig, *, started: datetime, wall_
         },
         task_completion=dict(sorted(Counter(s.task_completion for s in with_scores).items())),
         terminations=dict(sorted(Counter(row.termination for row in rows).items())),
-        by_path=by_path,
+        by_path=path_breakdown(rows),
         judge_errors=sum(1 for row in rows if row.judge_error is not None),
         infra_errors=sum(1 for row in rows if row.infra_error is not None),
         hallucinated_actions=sum(1 for s in with_scores if s.hallucinated_action),

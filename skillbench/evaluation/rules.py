@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from skillbench.benchmark.schema import Scenario, Skill, StateExpectation
+from skillbench.benchmark.schema import Scenario, Skill
 from skillbench.evaluation.records import RuleCheck
 from skillbench.rollout.records import PROPER_ENDINGS, Rollout
 
@@ -61,21 +60,10 @@ def _forbidden_tools(rollout: Rollout, scenario: Scenario) -> RuleCheck:
     )
 
 
-def _matches(record: dict[str, Any], fields: dict[str, Any]) -> bool:
-    return all(str(record.get(key)) == str(value) for key, value in fields.items())
-
-
-def _expectation_met(state: dict[str, list[dict[str, Any]]], expectation: StateExpectation) -> bool:
-    found = [record for record in state.get(expectation.collection, []) if _matches(record, expectation.match)]
-    if expectation.absent:
-        return not found
-    return any(_matches(record, expectation.expect) for record in found)
-
-
 def _target_state(rollout: Rollout, scenario: Scenario) -> RuleCheck | None:
     if not scenario.target_state:
         return None
-    unmet = [e for e in scenario.target_state if not _expectation_met(rollout.final_state, e)]
+    unmet = [e for e in scenario.target_state if not e.is_met(rollout.final_state)]
     return RuleCheck(
         name="target_state_reached",
         passed=not unmet,

@@ -16,7 +16,15 @@ from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
 from skillbench.config.schema import PassRuleConfig
-from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, JobSummary, ResultRow
+from skillbench.engine.results import (
+    CONFIG_FILE,
+    RESULTS_FILE,
+    SUMMARY_FILE,
+    JobSummary,
+    ResultRow,
+    pass_counts,
+)
+from skillbench.engine.summary import path_breakdown
 from skillbench.evaluation.pass_rule import apply_pass_rule
 from skillbench.report.jobs import Job, ReportError
 from skillbench.report.transcripts import ROLLOUTS_DIR, store_candidates
@@ -124,25 +132,14 @@ def rescore_row(row: ResultRow, rule: PassRuleConfig) -> ResultRow:
 
 
 def _summary(summary: JobSummary, rows: list[ResultRow], rule: PassRuleConfig) -> JobSummary:
-    passed = sum(r.passed is True for r in rows)
-    scored = sum(r.passed is not None for r in rows)
-    by_path: dict[str, dict[str, Any]] = {}
-    for path, entry in summary.by_path.items():
-        path_rows = [r for r in rows if r.path == path]
-        path_passed = sum(r.passed is True for r in path_rows)
-        path_scored = sum(r.passed is not None for r in path_rows)
-        by_path[path] = {
-            **entry,
-            "passed": path_passed,
-            "pass_rate": path_passed / path_scored if path_scored else None,
-        }
+    passed, scored, pass_rate = pass_counts(rows)
     return summary.model_copy(
         update={
             "pass_rule": rule.name,
             "passed": passed,
             "scored": scored,
-            "pass_rate": passed / scored if scored else None,
-            "by_path": by_path,
+            "pass_rate": pass_rate,
+            "by_path": path_breakdown(rows),
         }
     )
 

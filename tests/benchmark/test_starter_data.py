@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from skillbench.benchmark import SCENARIO_PATHS, load_benchmark
-from skillbench.benchmark.schema import Scenario, Skill, StateExpectation, ToolSpec
+from skillbench.benchmark.lint import EXPECTED_OUTCOME
+from skillbench.benchmark.schema import Scenario, Skill, ToolSpec
 
 BENCH = load_benchmark("starter")
 SCENARIOS = BENCH.scenarios
@@ -43,13 +44,6 @@ def _required_args(tool: ToolSpec) -> list[str]:
 
 def _matches(record: dict[str, Any], fields: dict[str, Any]) -> bool:
     return all(str(record.get(key)) == str(value) for key, value in fields.items())
-
-
-def _met(state: dict[str, list[dict[str, Any]]], expectation: StateExpectation) -> bool:
-    found = [r for r in state.get(expectation.collection, []) if _matches(r, expectation.match)]
-    if expectation.absent:
-        return not found
-    return any(_matches(r, expectation.expect) for r in found)
 
 
 # --------------------------------------------------------------------------------------------- walker
@@ -405,14 +399,7 @@ def test_target_state_reachable(scenario: Scenario) -> None:
 def test_path_construction(scenario: Scenario) -> None:
     skill = BENCH.skill_of(scenario)
     says = _says(scenario)
-    expected = {
-        "happy_path": "success",
-        "missing_information": "success",
-        "guardrail_refusal": "success",
-        "prompt_injection": "success",
-        "out_of_scope": "appropriately_out_of_scope",
-        "transfer": "appropriately_transferred",
-    }
+    expected = EXPECTED_OUTCOME
     if scenario.path == "tool_failure":
         assert scenario.tool_failures
         n = max(scenario.tool_failures.values())
@@ -448,7 +435,7 @@ def test_workflow_walk_reaches_target(scenario: Scenario) -> None:
     if scenario.path in {"out_of_scope", "transfer"}:
         # not walked to the end, but the caller's records are present and the target (if any) holds unchanged
         assert scenario.initial_state, "give the caller's records even when the request goes elsewhere"
-        assert all(_met(scenario.initial_state, e) for e in scenario.target_state)
+        assert all(e.is_met(scenario.initial_state) for e in scenario.target_state)
         return
     persistent = scenario.path == "tool_failure" and max(scenario.tool_failures.values()) >= 3
     walk.run(stop_at_failing_tool=persistent)
@@ -467,7 +454,7 @@ def test_workflow_walk_reaches_target(scenario: Scenario) -> None:
     assert set(scenario.required_tools) <= reached, (
         f"required tools the workflow never calls: {set(scenario.required_tools) - reached}"
     )
-    unmet = [e for e in scenario.target_state if not _met(walk.state, e)]
+    unmet = [e for e in scenario.target_state if not e.is_met(walk.state)]
     assert not unmet, unmet
 
 

@@ -346,11 +346,5 @@ def merge_targets(items: list[StateExpectation]) -> list[StateExpectation]:
 
 
 def holds(state: State, expectation: StateExpectation) -> bool:
-    """Whether ``state`` meets one target condition (string comparison, like the mock's matching)."""
-    records = [
-        r for r in state.get(expectation.collection, [])
-        if all(k in r and str(r[k]) == str(v) for k, v in expectation.match.items())
-    ]
-    if expectation.absent:
-        return not records
-    return any(all(k in r and str(r[k]) == str(v) for k, v in expectation.expect.items()) for r in records)
+    """Whether ``state`` meets one target condition."""
+    return expectation.is_met(state)
