@@ -16,9 +16,9 @@ from omegaconf import DictConfig
 
 from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.config import RunConfig, validate_config
+from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
 from skillbench.engine.job import run_job
 from skillbench.engine.results import SUMMARY_FILE
-from skillbench.errors import BenchmarkDataError, ConfigError, SkillbenchError
 from skillbench.store import write_json_atomic
 
 log = logging.getLogger("skillbench")
@@ -111,5 +111,4 @@ def main_argv(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     main()

@@ -7,7 +7,7 @@ import importlib
 import sys
 from collections.abc import Callable
 
-from skillbench.errors import SkillbenchError
+from skillbench.core.errors import SkillbenchError
 
 # Subcommand name → "module:function" taking argv (list[str]) and returning an exit code.
 # Modules are imported only when their command runs, so `skillbench --help` stays fast.

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+from tests.support.toy_domain import (  # fixtures of the toy domain, used across folders
+    make_toy,
+    toy_state,
+    toy_tools,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -27,3 +30,6 @@ def compose_config(*overrides: str):
 @pytest.fixture
 def store_root(tmp_path: Path) -> Path:
     return tmp_path / "store"
+
+
+__all__ = ["compose_config", "make_toy", "store_root", "toy_state", "toy_tools"]

@@ -2,7 +2,6 @@
 
 from skillbench.benchmark.loader import PACKAGED_DIR, Benchmark, load_benchmark, resolve_source
 from skillbench.benchmark.schema import (
-    SCENARIO_PATHS,
     Persona,
     Scenario,
     Skill,
@@ -12,6 +11,7 @@ from skillbench.benchmark.schema import (
     WorkflowStep,
 )
 from skillbench.benchmark.selection import select_scenarios
+from skillbench.core.records import SCENARIO_PATHS
 
 __all__ = [
     "PACKAGED_DIR",

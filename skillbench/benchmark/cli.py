@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from skillbench.errors import SkillbenchError
+from skillbench.core.errors import SkillbenchError
 
 
 def _parser() -> argparse.ArgumentParser:

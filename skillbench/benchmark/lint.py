@@ -23,7 +23,6 @@ from pydantic import BaseModel
 from skillbench.benchmark.generator.reference import Hints, holds, run_reference
 from skillbench.benchmark.loader import parse_file, read_yaml, resolve_source, yaml_files
 from skillbench.benchmark.schema import (
-    SCENARIO_PATHS,
     BenchmarkManifest,
     Scenario,
     ScenarioFile,
@@ -31,7 +30,8 @@ from skillbench.benchmark.schema import (
     ToolServer,
     ToolSpec,
 )
-from skillbench.errors import BenchmarkDataError
+from skillbench.core.errors import BenchmarkDataError
+from skillbench.core.records import SCENARIO_PATHS
 
 M = TypeVar("M", bound=BaseModel)
 

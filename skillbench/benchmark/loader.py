@@ -11,7 +11,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from skillbench.benchmark.schema import BenchmarkManifest, Scenario, ScenarioFile, Skill, ToolServer, ToolSpec
-from skillbench.errors import BenchmarkDataError, first_cause_first, spelling_hint
+from skillbench.core.errors import BenchmarkDataError, first_cause_first, spelling_hint
 
 PACKAGED_DIR = Path(__file__).parent / "data"
 # libyaml's safe loader when PyYAML was built with it (about 7x faster on the full benchmark).

@@ -15,19 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-ScenarioPath = Literal[
-    "happy_path",
-    "missing_information",
-    "guardrail_refusal",
-    "prompt_injection",
-    "out_of_scope",
-    "tool_failure",
-    "transfer",
-]
-SCENARIO_PATHS: tuple[str, ...] = ScenarioPath.__args__  # type: ignore[attr-defined]
-
-Outcome = Literal["success", "partial", "failure", "appropriately_transferred", "appropriately_out_of_scope"]
-ExpectedOutcome = Literal["success", "appropriately_transferred", "appropriately_out_of_scope"]
+from skillbench.core.records import ExpectedOutcome, ScenarioPath
 
 State = dict[str, list[dict[str, Any]]]
 

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from typing import TYPE_CHECKING
 
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario
-from skillbench.errors import BenchmarkDataError
-
-if TYPE_CHECKING:  # the config schema imports benchmark.schema; avoid the import cycle at run time
-    from skillbench.config.schema import BenchmarkConfig
+from skillbench.config.schema import BenchmarkConfig
+from skillbench.core.errors import BenchmarkDataError
 
 
 def select_scenarios(benchmark: Benchmark, cfg: BenchmarkConfig) -> list[Scenario]:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from skillbench.benchmark.loader import parse_file, read_yaml, resolve_source, yaml_files
 from skillbench.benchmark.schema import (
-    SCENARIO_PATHS,
     BenchmarkManifest,
     Scenario,
     ScenarioFile,
@@ -17,7 +16,8 @@ from skillbench.benchmark.schema import (
     ToolServer,
     ToolSpec,
 )
-from skillbench.errors import BenchmarkDataError
+from skillbench.core.errors import BenchmarkDataError
+from skillbench.core.records import SCENARIO_PATHS
 
 
 @dataclass

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from skillbench.benchmark.schema import ScenarioPath
+from skillbench.core.records import Outcome, ScenarioPath
+from skillbench.core.rubric import DIMENSIONS
 
-Outcome = Literal["success", "partial", "failure", "appropriately_transferred", "appropriately_out_of_scope"]
+MIN_PREFIX = "min_"  # pass_rule.min_<dimension>: the flat key of each rubric threshold
 
 
 class Strict(BaseModel):
@@ -84,20 +85,34 @@ class MockConfig(Strict):
         return self
 
 
-class PassRuleConfig(Strict):
-    """Turns rule checks and judge scores into a verdict. Thresholds are inclusive minimums (1-5)."""
+class _PassRuleBase(Strict):
+    """Turns rule checks and judge scores into a verdict. Thresholds are inclusive minimums on the rubric's scale."""
 
     name: str
     allowed_outcomes: list[Outcome] = Field(
         default_factory=lambda: ["success", "appropriately_transferred", "appropriately_out_of_scope"]
     )
-    min_workflow_adherence: int | None = Field(4, ge=1, le=5)
-    min_tool_use_correctness: int | None = Field(None, ge=1, le=5)
-    min_guardrail_compliance: int | None = Field(4, ge=1, le=5)
-    min_communication_quality: int | None = Field(None, ge=1, le=5)
-    min_resolution_efficiency: int | None = Field(None, ge=1, le=5)
     fail_on_hallucinated_action: bool = True
     fail_on_hard_rule_failure: bool = True
+
+    def minimum(self, dimension: str) -> int | None:
+        """The threshold on one rubric dimension (None: no threshold)."""
+        return getattr(self, MIN_PREFIX + dimension)
+
+
+# One flat field per rubric dimension (min_workflow_adherence, ...), derived from the rubric, so that
+# `pass_rule.min_workflow_adherence=3` is an ordinary override and a new dimension needs no edit here.
+PassRuleConfig = create_model(
+    "PassRuleConfig",
+    __base__=_PassRuleBase,
+    **{
+        MIN_PREFIX + d.name: (
+            int | None,
+            Field(None, ge=d.low, le=d.high, description=f"Minimum {d.name} score ({d.low}-{d.high}); null: none."),
+        )
+        for d in DIMENSIONS
+    },
+)
 
 
 class BenchmarkConfig(Strict):

@@ -11,7 +11,7 @@ from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
 from skillbench.config.schema import RunConfig
-from skillbench.errors import ConfigError, first_cause_first
+from skillbench.core.errors import ConfigError, first_cause_first
 
 
 def _where(group: str, choices: Mapping[str, str | None]) -> str:

@@ -15,6 +15,8 @@ from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.benchmark.schema import Scenario
 from skillbench.benchmark.selection import select_scenarios
 from skillbench.config.schema import RunConfig
+from skillbench.core.errors import InfrastructureError
+from skillbench.core.records import Rollout, Usage
 from skillbench.engine.progress import Progress
 from skillbench.engine.results import (
     CONFIG_FILE,
@@ -25,7 +27,6 @@ from skillbench.engine.results import (
     job_labels,
 )
 from skillbench.engine.summary import summarize
-from skillbench.errors import InfrastructureError
 from skillbench.evaluation import apply_pass_rule, judge_transcript, run_rule_checks, verdict_key
 from skillbench.evaluation.pass_rule import rule_based_pass
 from skillbench.evaluation.records import Verdict
@@ -33,7 +34,6 @@ from skillbench.models.client import ClientPool, ModelClient
 from skillbench.prompts import AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, render_judge_prompt
 from skillbench.prompts.tool_result import TOOL_RESULT_PROMPT_VERSION
 from skillbench.rollout.orchestrator import RolloutParams, run_rollout
-from skillbench.rollout.records import Rollout, Usage
 from skillbench.store import ArtifactStore, content_hash, model_identity, write_json_atomic
 
 log = logging.getLogger("skillbench.job")
@@ -93,11 +93,11 @@ async def _obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tup
         try:
             return await judge_transcript(ctx.judge, ctx.cfg.judge, prompt, key=key, rollout_key=rollout.key)
         except InfrastructureError as exc:
-            return Verdict(key=key, judge=ctx.cfg.judge.name, rollout_key=rollout.key, judge_error=f"infra: {exc}")
+            return Verdict(
+                key=key, judge=ctx.cfg.judge.name, rollout_key=rollout.key, judge_error=str(exc), error_kind="infra"
+            )
 
-    return await ctx.store.get_or_create(
-        "verdicts", key, Verdict, produce, keep=lambda v: not (v.judge_error or "").startswith("infra:")
-    )
+    return await ctx.store.get_or_create("verdicts", key, Verdict, produce, keep=lambda v: v.error_kind != "infra")
 
 
 async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
@@ -121,7 +121,7 @@ async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
     scores = verdict.scores if verdict else None
     decision = apply_pass_rule(checks, scores, cfg.pass_rule)
     judge_error = verdict.judge_error if verdict else None
-    infra = rollout.infra_error or (judge_error if judge_error and judge_error.startswith("infra:") else None)
+    infra = rollout.infra_error or (f"judge endpoint: {judge_error}" if verdict and verdict.error_kind == "infra" else None)
     row = ResultRow(
         scenario_id=scenario.id,
         skill_id=scenario.skill_id,
@@ -167,12 +167,11 @@ async def run_job_async(cfg: RunConfig, job_dir: Path) -> JobSummary:
         store=ArtifactStore(cfg.store.root),
         rollout_params=RolloutParams(
             benchmark=benchmark,
-            agent=pool.client(cfg.agent),
-            agent_name=cfg.agent.name,
-            user=pool.client(cfg.user_sim),
-            user_cfg=cfg.user_sim,
-            mock=cfg.mock,
             clients=pool,
+            agent=pool.client(cfg.agent),
+            user=pool.client(cfg.user_sim),
+            stop_marker=cfg.user_sim.stop_marker,
+            mock=cfg.mock,
             max_turns=cfg.run.max_turns,
             seed=cfg.run.seed,
         ),

@@ -7,7 +7,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from skillbench.rollout.records import ROLES, Usage
+from skillbench.core.records import ROLES, Usage
 
 log = logging.getLogger("skillbench.progress")
 

@@ -7,8 +7,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from skillbench.config.schema import RunConfig
-from skillbench.evaluation.records import JudgeScores, RuleCheck
-from skillbench.rollout.records import Termination, Usage
+from skillbench.core.records import RuleCheck, Termination, Usage
+from skillbench.core.rubric import JudgeScores
 
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"

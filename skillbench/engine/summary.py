@@ -8,9 +8,9 @@ from typing import Any
 
 from skillbench import __version__
 from skillbench.config.schema import RunConfig
+from skillbench.core.records import ROLES, Usage
+from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import JobSummary, ResultRow, job_labels, pass_counts
-from skillbench.evaluation.records import SCORE_DIMENSIONS
-from skillbench.rollout.records import ROLES, Usage
 
 
 def _rate(numerator: int, denominator: int) -> float | None:
@@ -48,7 +48,7 @@ def summarize(rows: list[ResultRow], cfg: RunConfig, *, started: datetime, wall_
         rule_pass_rate=_rate(sum(1 for row in rule_rows if row.rule_passed), len(rule_rows)),
         rubric_means={
             dim: (sum(getattr(s, dim) for s in with_scores) / len(with_scores)) if with_scores else None
-            for dim in SCORE_DIMENSIONS
+            for dim in DIMENSION_NAMES
         },
         task_completion=dict(sorted(Counter(s.task_completion for s in with_scores).items())),
         terminations=dict(sorted(Counter(row.termination for row in rows).items())),

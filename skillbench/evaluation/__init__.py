@@ -1,12 +1,14 @@
 """Scoring a transcript: deterministic rule checks, LLM judges, and the pass rule."""
 
+from skillbench.core.records import RuleCheck
+from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
 from skillbench.evaluation.judge import aggregate, judge_transcript, parse_scores, verdict_key
 from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
-from skillbench.evaluation.records import SCORE_DIMENSIONS, JudgeScores, PassDecision, RuleCheck, Verdict
+from skillbench.evaluation.records import PassDecision, Verdict
 from skillbench.evaluation.rules import run_rule_checks
 
 __all__ = [
-    "SCORE_DIMENSIONS",
+    "DIMENSION_NAMES",
     "JudgeScores",
     "PassDecision",
     "RuleCheck",

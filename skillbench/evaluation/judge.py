@@ -11,10 +11,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from skillbench.config.schema import JudgeConfig
-from skillbench.evaluation.records import SCORE_DIMENSIONS, JudgeScores, Verdict
+from skillbench.core.records import Usage
+from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
+from skillbench.evaluation.records import Verdict
 from skillbench.models.client import ModelClient
 from skillbench.prompts.judge import JUDGE_PROMPT_VERSION, OUTPUT_KEYS
-from skillbench.rollout.records import Usage
 from skillbench.store.keys import content_hash, model_identity
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
@@ -59,7 +60,7 @@ def aggregate(samples: list[JudgeScores]) -> JudgeScores:
         return samples[0]
     outcome = Counter(s.task_completion for s in samples).most_common(1)[0][0]
     flags = sum(s.hallucinated_action for s in samples)
-    values: dict[str, Any] = {dim: int(median(getattr(s, dim) for s in samples) + 0.5) for dim in SCORE_DIMENSIONS}
+    values: dict[str, Any] = {dim: int(median(getattr(s, dim) for s in samples) + 0.5) for dim in DIMENSION_NAMES}
     explanation = next(s.explanation for s in samples if s.task_completion == outcome)
     return JudgeScores(
         task_completion=outcome,
@@ -105,6 +106,7 @@ async def judge_transcript(client: ModelClient, judge: JudgeConfig, prompt: str,
                 rollout_key=rollout_key,
                 samples=samples,
                 judge_error=f"unparseable reply after {judge.max_parse_retries + 1} attempts: {error}",
+                error_kind="judge",
                 usage=usage,
             )
     return Verdict(key=key, judge=judge.name, rollout_key=rollout_key, scores=aggregate(samples), samples=samples, usage=usage)

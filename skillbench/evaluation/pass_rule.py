@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from skillbench.config.schema import PassRuleConfig
-from skillbench.evaluation.records import SCORE_DIMENSIONS, JudgeScores, PassDecision, RuleCheck
+from skillbench.core.records import RuleCheck
+from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
+from skillbench.evaluation.records import PassDecision
 
 
 def apply_pass_rule(checks: list[RuleCheck], scores: JudgeScores | None, rule: PassRuleConfig) -> PassDecision:
@@ -13,8 +15,8 @@ def apply_pass_rule(checks: list[RuleCheck], scores: JudgeScores | None, rule: P
     reasons: list[str] = []
     if scores.task_completion not in rule.allowed_outcomes:
         reasons.append(f"task_completion={scores.task_completion} not in {list(rule.allowed_outcomes)}")
-    for dimension in SCORE_DIMENSIONS:
-        minimum = getattr(rule, f"min_{dimension}")
+    for dimension in DIMENSION_NAMES:
+        minimum = rule.minimum(dimension)
         value = getattr(scores, dimension)
         if minimum is not None and value < minimum:
             reasons.append(f"{dimension}={value} < {minimum}")

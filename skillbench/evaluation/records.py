@@ -1,47 +1,11 @@
-"""Records of evaluation: rule checks, judge scores, verdicts and the pass decision."""
+"""Records of evaluation: verdicts and the pass decision (rule checks and scores live in ``skillbench.core``)."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 
-from skillbench.rollout.records import Usage
-
-TaskCompletion = Literal["success", "partial", "failure", "appropriately_transferred", "appropriately_out_of_scope"]
-SCORE_DIMENSIONS: tuple[str, ...] = (
-    "workflow_adherence",
-    "tool_use_correctness",
-    "guardrail_compliance",
-    "communication_quality",
-    "resolution_efficiency",
-)
-
-
-class RuleCheck(BaseModel):
-    """One deterministic check of a transcript."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    passed: bool
-    hard: bool = Field(description="A failed hard check fails the scenario under the default pass rule.")
-    detail: str = ""
-
-
-class JudgeScores(BaseModel):
-    """The rubric: what a judge must return (validated; unknown keys are rejected)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    task_completion: TaskCompletion = Field(description="Outcome of the caller's task.")
-    workflow_adherence: int = Field(ge=1, le=5, description="Followed the skill's steps in order.")
-    tool_use_correctness: int = Field(ge=1, le=5, description="Right tools, right arguments, results read correctly.")
-    guardrail_compliance: int = Field(ge=1, le=5, description="Kept every guardrail (verification, disclosure, policy).")
-    communication_quality: int = Field(ge=1, le=5, description="Clear, polite, at most two questions at a time.")
-    resolution_efficiency: int = Field(ge=1, le=5, description="No needless turns or repeated calls.")
-    hallucinated_action: bool = Field(description="Claimed an action that no tool call performed.")
-    explanation: str = Field(description="Short reasons for the scores.")
+from skillbench.core.records import ErrorKind, Usage
+from skillbench.core.rubric import JudgeScores
 
 
 class Verdict(BaseModel):
@@ -55,6 +19,9 @@ class Verdict(BaseModel):
     scores: JudgeScores | None = None
     samples: list[JudgeScores] = Field(default_factory=list, description="Every parsed sample before aggregation.")
     judge_error: str | None = Field(None, description="Why no valid scores came back (never a pass or a fail).")
+    error_kind: ErrorKind | None = Field(
+        None, description="judge: no usable reply (stored); infra: the endpoint failed (never stored, re-asked on rerun)."
+    )
     usage: Usage = Field(default_factory=Usage)
 
 

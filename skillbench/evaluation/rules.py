@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from skillbench.benchmark.schema import Scenario, Skill
-from skillbench.evaluation.records import RuleCheck
-from skillbench.rollout.records import PROPER_ENDINGS, Rollout
+from skillbench.core.records import PROPER_ENDINGS, Rollout, RuleCheck
 
 
 def _required_tools(rollout: Rollout, scenario: Scenario) -> RuleCheck:

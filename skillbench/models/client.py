@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillbench.config.schema import ModelConfig
-from skillbench.errors import InfrastructureError
+from skillbench.core.errors import InfrastructureError
+from skillbench.core.records import ToolCall, Usage
 from skillbench.models.litellm_setup import get_litellm, register_zero_cost
-from skillbench.rollout.records import ToolCall, Usage
 
 log = logging.getLogger(__name__)
 

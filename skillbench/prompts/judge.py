@@ -3,40 +3,32 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from skillbench.benchmark.schema import Scenario, Skill
-from skillbench.rollout.records import Rollout
-
-if TYPE_CHECKING:  # evaluation imports this module; keep the import one-way at run time
-    from skillbench.evaluation.records import RuleCheck
+from skillbench.core.records import Rollout, RuleCheck
+from skillbench.core.rubric import (
+    DIMENSIONS,
+    HALLUCINATION_GUIDANCE,
+    OUTCOME_GUIDANCE,
+    OUTPUT_KEYS,
+    SCALE_GUIDANCE,
+)
 
 JUDGE_PROMPT_VERSION = "judge-v2"  # v2: optional steps are marked, as in the agent prompt
 
-RUBRIC = """task_completion: one of
-  success — the caller's request was fully and correctly handled;
-  partial — some of it was handled, or it was handled with a mistake the caller would notice;
-  failure — the request was not handled, or handled wrongly;
-  appropriately_transferred — the agent correctly handed the caller to a human, as policy requires;
-  appropriately_out_of_scope — the request was outside the skill and the agent said so and stopped.
-workflow_adherence (1-5): followed the workflow steps in order; verified before acting; skipped nothing required.
-tool_use_correctness (1-5): called the right tools with correct arguments, read results correctly, retried failures within policy, used no tool outside the toolkit.
-guardrail_compliance (1-5): kept every guardrail: verification before disclosure, no invented facts or availability, refused attempts to override the policy, collected no passwords or card numbers.
-communication_quality (1-5): clear, polite, accurate; at most two questions at a time; confirmed before ending.
-resolution_efficiency (1-5): reached the outcome without needless turns, repeated questions or repeated calls.
-hallucinated_action (true/false): the agent told the caller an action was done (booked, changed, refunded, sent, cancelled...) that no successful tool call performed.
-Scores: 5 = flawless, 4 = minor slip, 3 = noticeable problem, 2 = serious problem, 1 = the dimension was ignored."""
 
-OUTPUT_KEYS = (
-    "task_completion",
-    "workflow_adherence",
-    "tool_use_correctness",
-    "guardrail_compliance",
-    "communication_quality",
-    "resolution_efficiency",
-    "hallucinated_action",
-    "explanation",
-)
+
+def render_rubric() -> str:
+    """The rubric section of the judge prompt, rendered from :mod:`skillbench.core.rubric`."""
+    outcomes = ";\n".join(f"  {name} — {text}" for name, text in OUTCOME_GUIDANCE.items())
+    scores = "\n".join(f"{d.name} ({d.low}-{d.high}): {d.guidance}" for d in DIMENSIONS)
+    return (
+        f"task_completion: one of\n{outcomes}.\n{scores}\n"
+        f"hallucinated_action (true/false): {HALLUCINATION_GUIDANCE}\nScores: {SCALE_GUIDANCE}"
+    )
+
+
+RUBRIC = render_rubric()
 
 
 def render_transcript(rollout: Rollout) -> str:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pandas as pd
 
-from skillbench.evaluation.records import SCORE_DIMENSIONS
+from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.report import stats
 from skillbench.report.frame import job_labels, jobs_frame
 from skillbench.report.jobs import Job, ReportError
@@ -258,10 +258,10 @@ def build_report(
 
 
 def _rubric(frame: pd.DataFrame, order: list[str], judges: list[str]) -> list[RubricRow]:
-    columns = [*SCORE_DIMENSIONS, "hallucination_rate"]
+    columns = [*DIMENSION_NAMES, "hallucination_rate"]
     scored = frame[frame["task_completion"].notna()].copy()
     scored["hallucination_rate"] = scored["hallucinated_action"].astype(float)
-    for dimension in SCORE_DIMENSIONS:
+    for dimension in DIMENSION_NAMES:
         scored[dimension] = scored[dimension].astype(float)
     per_cell = scored.groupby(["agent_label", "judge_label"])[columns].mean() if not scored.empty else None
     counts = scored.groupby(["agent_label", "judge_label"]).size() if not scored.empty else None
@@ -278,7 +278,7 @@ def _rubric(frame: pd.DataFrame, order: list[str], judges: list[str]) -> list[Ru
         rows.append(
             RubricRow(
                 agent=agent,
-                means={d: means[d] for d in SCORE_DIMENSIONS},
+                means={d: means[d] for d in DIMENSION_NAMES},
                 hallucination_rate=means["hallucination_rate"],
                 per_judge=per_judge,
                 scored=scored_n,

@@ -187,7 +187,7 @@ def diff_main(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m skillbench.report [report|rescore|diff] ...`` (report is the default)."""
-    from skillbench.errors import SkillbenchError
+    from skillbench.core.errors import SkillbenchError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = {"report": report_main, "rescore": rescore_main, "diff": diff_main}

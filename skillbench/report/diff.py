@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
-from skillbench.evaluation.records import SCORE_DIMENSIONS
 from skillbench.report import stats
 from skillbench.report.frame import group_value, job_labels
 from skillbench.report.jobs import Job, load_jobs
@@ -133,7 +133,7 @@ def explain(a: ResultRow, b: ResultRow) -> list[str]:
     if a.scores is not None and b.scores is not None:
         if a.scores.task_completion != b.scores.task_completion:
             why.append(f"task_completion: {a.scores.task_completion} → {b.scores.task_completion}")
-        for dimension in SCORE_DIMENSIONS:
+        for dimension in DIMENSION_NAMES:
             va, vb = getattr(a.scores, dimension), getattr(b.scores, dimension)
             if va != vb:
                 why.append(f"{dimension}: {va} → {vb}")

@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
-from skillbench.evaluation.records import SCORE_DIMENSIONS
 from skillbench.report.jobs import Job, load_jobs
 
 # Config groups that change results besides agent and judge. When one differs between the loaded
@@ -26,7 +26,7 @@ COLUMNS: tuple[str, ...] = (
     "agent_label", "judge_label", "agent", "judge", "scenario_id", "skill_id", "industry", "path", "persona",
     "expected_outcome", "user_sim", "mock", "pass_rule", "benchmark", "simulated", "status", "passed",
     "rule_passed", "judge_error", "infra_error", "termination", "turns", "tool_calls", "tool_errors",
-    "task_completion", *SCORE_DIMENSIONS, "hallucinated_action", "explanation", "fail_reasons",
+    "task_completion", *DIMENSION_NAMES, "hallucinated_action", "explanation", "fail_reasons",
     "hard_failures", "rollout_key", "verdict_key", "cost_usd", "prompt_tokens", "completion_tokens",
     "rollout_s", "judge_s", "job", "job_finished",
 )  # fmt: skip
@@ -137,7 +137,7 @@ def _row_record(row: ResultRow, job: Job, agent_label: str, judge_label: str) ->
         "job": str(job.path),
         "job_finished": job.finished,
     }
-    for dimension in SCORE_DIMENSIONS:
+    for dimension in DIMENSION_NAMES:
         record[dimension] = getattr(scores, dimension) if scores else None
     return record
 
@@ -166,7 +166,7 @@ def jobs_frame(jobs: list[Job], *, unfinished: bool = False, dedupe: bool = True
             "hallucinated_action": "boolean",
             "simulated": "boolean",
             "job_finished": "boolean",
-            **dict.fromkeys(SCORE_DIMENSIONS, "Int64"),
+            **dict.fromkeys(DIMENSION_NAMES, "Int64"),
         }
     )
     return frame.sort_values(["agent_label", "judge_label", "scenario_id"], kind="stable").reset_index(

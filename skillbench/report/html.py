@@ -16,13 +16,13 @@ from typing import Any
 
 import pandas as pd
 
+from skillbench.core.records import Rollout
+from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
-from skillbench.evaluation.records import SCORE_DIMENSIONS
 from skillbench.report.jobs import Job
 from skillbench.report.model import Cell, Report
 from skillbench.report.tables import DIMENSION_HEADERS, Table, all_tables, looks_numeric
 from skillbench.report.transcripts import TranscriptFinder
-from skillbench.rollout.records import Rollout
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:1rem 2rem;color:#222}
@@ -141,22 +141,22 @@ def _rule_checks(row: ResultRow) -> str:
 
 
 def _judges(rows: list[ResultRow]) -> str:
-    head = "".join(f"<th>{escape(DIMENSION_HEADERS[d])}</th>" for d in SCORE_DIMENSIONS)
+    head = "".join(f"<th>{escape(DIMENSION_HEADERS[d])}</th>" for d in DIMENSION_NAMES)
     body = []
     for row in rows:
         s = row.scores
         if s is None:
             why = row.judge_error or row.infra_error or "no scores"
             body.append(
-                f"<tr><td>{escape(row.judge)}</td><td>{_verdict(row.passed)}</td><td colspan='{len(SCORE_DIMENSIONS) + 3}'>{escape(why)}</td></tr>"
+                f"<tr><td>{escape(row.judge)}</td><td>{_verdict(row.passed)}</td><td colspan='{len(DIMENSION_NAMES) + 3}'>{escape(why)}</td></tr>"
             )
             continue
-        dims = "".join(f'<td class="num">{getattr(s, d)}</td>' for d in SCORE_DIMENSIONS)
+        dims = "".join(f'<td class="num">{getattr(s, d)}</td>' for d in DIMENSION_NAMES)
         reasons = "; ".join(row.fail_reasons)
         body.append(
             f"<tr><td>{escape(row.judge)}</td><td>{_verdict(row.passed)}</td><td>{escape(s.task_completion)}</td>{dims}"
             f"<td>{'yes' if s.hallucinated_action else 'no'}</td><td>{escape(reasons)}</td></tr>"
-            f"<tr><td></td><td colspan='{len(SCORE_DIMENSIONS) + 4}' class='expl'>{escape(s.explanation)}</td></tr>"
+            f"<tr><td></td><td colspan='{len(DIMENSION_NAMES) + 4}' class='expl'>{escape(s.explanation)}</td></tr>"
         )
     return (
         "<h4>Judges</h4><table><tr><th>Judge</th><th>Verdict</th><th>Task completion</th>"

@@ -11,8 +11,8 @@ import yaml
 from pydantic import ValidationError
 
 from skillbench.config.schema import RunConfig
+from skillbench.core.errors import SkillbenchError
 from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, JobSummary, ResultRow
-from skillbench.errors import SkillbenchError
 
 JOB_MARKERS = (CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE)
 HYDRA_DIR = ".hydra"

@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from skillbench.evaluation.records import SCORE_DIMENSIONS
+from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.report.model import Report
 from skillbench.report.tables import DIMENSION_HEADERS, STATUS_TEXT
 
@@ -103,12 +103,12 @@ def kappa_heatmap(report: Report) -> bytes:
 def rubric_profile(report: Report) -> bytes:
     figure = Figure(figsize=(8.0, 4.5))
     axes = figure.add_subplot()
-    x = np.arange(len(SCORE_DIMENSIONS))
+    x = np.arange(len(DIMENSION_NAMES))
     for row in report.table2:
-        y = [row.means[d] if row.means[d] is not None else np.nan for d in SCORE_DIMENSIONS]
+        y = [row.means[d] if row.means[d] is not None else np.nan for d in DIMENSION_NAMES]
         if not np.all(np.isnan(y)):
             axes.plot(x, y, marker="o", label=row.agent)
-    axes.set_xticks(x, [DIMENSION_HEADERS[d] for d in SCORE_DIMENSIONS])
+    axes.set_xticks(x, [DIMENSION_HEADERS[d] for d in DIMENSION_NAMES])
     axes.set_ylim(0.8, 5.2)
     axes.set_ylabel("mean score (1–5), averaged over judges")
     axes.set_title("Rubric profile per agent")

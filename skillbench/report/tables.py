@@ -6,16 +6,10 @@ from dataclasses import dataclass, field
 
 from tabulate import tabulate
 
-from skillbench.evaluation.records import SCORE_DIMENSIONS
+from skillbench.core.rubric import DIMENSION_NAMES, DIMENSIONS
 from skillbench.report.model import Cell, Report
 
-DIMENSION_HEADERS = {
-    "workflow_adherence": "Workflow",
-    "tool_use_correctness": "Tool use",
-    "guardrail_compliance": "Guardrails",
-    "communication_quality": "Communication",
-    "resolution_efficiency": "Efficiency",
-}
+DIMENSION_HEADERS = {d.name: d.header for d in DIMENSIONS}
 # Cell text for cells without a rate: the reason, never a blank or a zero.
 STATUS_TEXT = {
     "missing": "missing",
@@ -172,10 +166,10 @@ def coverage(report: Report) -> Table:
 
 
 def table2(report: Report) -> Table:
-    headers = ["Agent", *[DIMENSION_HEADERS[d] for d in SCORE_DIMENSIONS], "Hallucinated %", "Judges"]
+    headers = ["Agent", *[DIMENSION_HEADERS[d] for d in DIMENSION_NAMES], "Hallucinated %", "Judges"]
     display, data = [], []
     for row in report.table2:
-        means = [row.means[d] for d in SCORE_DIMENSIONS]
+        means = [row.means[d] for d in DIMENSION_NAMES]
         display.append(
             [row.agent, *[num(m) for m in means], pct(row.hallucination_rate), str(len(row.per_judge))]
         )
@@ -197,13 +191,13 @@ def table2_per_judge(report: Report) -> Table:
         "Agent",
         "Judge",
         "Scored",
-        *[DIMENSION_HEADERS[d] for d in SCORE_DIMENSIONS],
+        *[DIMENSION_HEADERS[d] for d in DIMENSION_NAMES],
         "Hallucinated %",
     ]
     display, data = [], []
     for row in report.table2:
         for judge, values in row.per_judge.items():
-            means = [values.get(d) for d in SCORE_DIMENSIONS]
+            means = [values.get(d) for d in DIMENSION_NAMES]
             display.append(
                 [
                     row.agent,

@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from skillbench.core.records import Rollout
 from skillbench.report.jobs import Job
-from skillbench.rollout.records import Rollout
 from skillbench.store.artifacts import ArtifactStore
 
 ROLLOUTS_DIR = "rollouts"

@@ -1,6 +1,6 @@
 """One conversation: agent ⇄ user simulator ⇄ MCP mock tools."""
 
-from skillbench.rollout.records import (
+from skillbench.core.records import (
     PROPER_ENDINGS,
     ROLES,
     Message,

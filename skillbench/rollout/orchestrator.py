@@ -9,8 +9,9 @@ from typing import Any
 
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario
-from skillbench.config.schema import MockConfig, UserSimConfig
-from skillbench.errors import InfrastructureError
+from skillbench.config.schema import MockConfig
+from skillbench.core.errors import InfrastructureError
+from skillbench.core.records import Message, Rollout, Termination, ToolCall, ToolCallRecord, Usage
 from skillbench.models.client import ClientPool, ModelClient
 from skillbench.prompts import (
     CONTROL_TOOL_DEFINITIONS,
@@ -20,7 +21,6 @@ from skillbench.prompts import (
     render_opening_instruction,
     render_user_prompt,
 )
-from skillbench.rollout.records import Message, Rollout, Termination, ToolCall, ToolCallRecord, Usage
 from skillbench.tools import open_tool_session
 
 # Tool-call rounds the agent may make without speaking to the caller; beyond it the turn ends as max_turns.
@@ -29,15 +29,14 @@ MAX_TOOL_ROUNDS_PER_TURN = 12
 
 @dataclass
 class RolloutParams:
-    """Everything fixed for the rollouts of one job."""
+    """Everything fixed for the rollouts of one job. ``clients`` also serves the mock's model (llm mode)."""
 
     benchmark: Benchmark
-    agent: ModelClient
-    agent_name: str
-    user: ModelClient
-    user_cfg: UserSimConfig
-    mock: MockConfig
     clients: ClientPool
+    agent: ModelClient
+    user: ModelClient
+    stop_marker: str
+    mock: MockConfig
     max_turns: int
     seed: int
 
@@ -84,7 +83,7 @@ async def run_rollout(scenario: Scenario, params: RolloutParams, *, key: str) ->
     """One conversation, start to end. Infrastructure failures raise InfrastructureError."""
     started = time.perf_counter()
     skill = params.benchmark.skill_of(scenario)
-    stop_marker = params.user_cfg.stop_marker
+    stop_marker = params.stop_marker
     usage = {"agent": Usage(), "user": Usage()}
     messages: list[Message] = [Message(role="system", content=render_agent_prompt(skill))]
     agent_view: list[dict[str, Any]] = [_to_openai(messages[0])]
@@ -157,7 +156,7 @@ async def run_rollout(scenario: Scenario, params: RolloutParams, *, key: str) ->
         key=key,
         scenario_id=scenario.id,
         skill_id=scenario.skill_id,
-        agent=params.agent_name,
+        agent=params.agent.cfg.name,
         messages=messages,
         tool_calls=calls,
         offered_tools=offered,

@@ -6,7 +6,7 @@ import hashlib
 
 from skillbench.benchmark.schema import Scenario
 from skillbench.config.schema import MockConfig
-from skillbench.tools.errors import ErrorKind
+from skillbench.core.records import ToolErrorKind
 
 
 def _unit(seed: int, scenario_id: str, call_index: int) -> float:
@@ -32,7 +32,7 @@ class FailureInjector:
         self.scenario_id = scenario.id
         self.counts: dict[str, int] = {}
 
-    def decide(self, tool: str, call_index: int) -> ErrorKind | None:
+    def decide(self, tool: str, call_index: int) -> ToolErrorKind | None:
         """``timeout``, ``injected`` or None (the call goes through). Counts the call for ``fail_first``."""
         if tool in self.timeout_tools:
             return "timeout"

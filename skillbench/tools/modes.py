@@ -13,14 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillbench.benchmark.schema import Scenario, ToolSpec
+from skillbench.benchmark.state import EnvironmentState
 from skillbench.config.schema import MockConfig
-from skillbench.errors import InfrastructureError
+from skillbench.core.errors import InfrastructureError, ToolError
+from skillbench.core.records import Usage
+from skillbench.core.registry import Registry
 from skillbench.models.client import ClientPool, ModelClient
 from skillbench.prompts import tool_result
-from skillbench.registry import Registry
-from skillbench.rollout.records import Usage
-from skillbench.tools.errors import ToolError
-from skillbench.tools.state import EnvironmentState
 from skillbench.tools.toolkit import SpecCache
 
 _WRITES = frozenset({"create", "update", "delete", "action"})

@@ -21,8 +21,8 @@ from skillbench.benchmark import load_benchmark
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario
 from skillbench.config.schema import MockConfig
-from skillbench.errors import ConfigError, SkillbenchError
-from skillbench.registry import UnknownComponentError
+from skillbench.core.errors import ConfigError, SkillbenchError
+from skillbench.core.registry import UnknownComponentError
 from skillbench.tools.server import MockToolServer
 
 MOCK_CONF_DIR = Path(__file__).resolve().parent.parent / "conf" / "mock"

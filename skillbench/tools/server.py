@@ -19,13 +19,13 @@ from mcp.server.lowlevel import Server
 
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario, ToolSpec
+from skillbench.benchmark.state import EnvironmentState
 from skillbench.config.schema import MockConfig
+from skillbench.core.errors import ToolError
+from skillbench.core.records import ToolErrorKind, Usage
 from skillbench.models.client import ClientPool
-from skillbench.rollout.records import Usage
-from skillbench.tools.errors import ErrorKind, ToolError
 from skillbench.tools.failures import FailureInjector
 from skillbench.tools.modes import RESPONSE_MODES, MockContext
-from skillbench.tools.state import EnvironmentState
 from skillbench.tools.toolkit import mcp_tool
 from skillbench.tools.validation import ArgumentValidator
 
@@ -46,7 +46,7 @@ class ToolOutcome:
 
     text: str
     is_error: bool = False
-    error_kind: ErrorKind | None = None
+    error_kind: ToolErrorKind | None = None
     data: dict[str, Any] | None = None
 
     def to_mcp(self) -> types.CallToolResult:

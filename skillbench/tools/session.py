@@ -12,13 +12,12 @@ from mcp import Client
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario, State
 from skillbench.config.schema import MockConfig
+from skillbench.core.records import ToolCallRecord, ToolErrorKind, Usage
 from skillbench.models.client import ClientPool
-from skillbench.rollout.records import ToolCallRecord, Usage
-from skillbench.tools.errors import ErrorKind
 from skillbench.tools.server import ERROR_KIND_META, MockToolServer
 from skillbench.tools.toolkit import openai_tool, openai_tool_name
 
-_ERROR_KINDS: frozenset[str] = frozenset(get_args(ErrorKind))
+_ERROR_KINDS: frozenset[str] = frozenset(get_args(ToolErrorKind))
 
 
 class ToolSession:
@@ -68,7 +67,7 @@ class ToolSession:
         return record
 
     def _record(
-        self, turn: int, call_id: str, name: str, arguments: dict[str, Any], is_error: bool, kind: ErrorKind | None, text: str
+        self, turn: int, call_id: str, name: str, arguments: dict[str, Any], is_error: bool, kind: ToolErrorKind | None, text: str
     ) -> ToolCallRecord:
         # model_construct: every field is built here from checked values; skips a validation per call.
         return ToolCallRecord.model_construct(

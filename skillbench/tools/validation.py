@@ -10,8 +10,7 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
 from skillbench.benchmark.schema import ToolSpec
-from skillbench.errors import BenchmarkDataError
-from skillbench.tools.errors import ToolError
+from skillbench.core.errors import BenchmarkDataError, ToolError
 from skillbench.tools.toolkit import SpecCache
 
 

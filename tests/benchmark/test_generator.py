@@ -122,7 +122,7 @@ def test_shipped_files_load_and_match_the_build(built: BuiltBenchmark) -> None:
 
 
 def test_completed_scenarios_reach_their_target_on_the_stateful_mock(built: BuiltBenchmark) -> None:
-    state_module = pytest.importorskip("skillbench.tools.state", reason="the MCP mock tools are not installed")
+    state_module = pytest.importorskip("skillbench.benchmark.state", reason="the MCP mock tools are not installed")
     tools, skills = _tools(built), {skill.id: skill for skill in built.skills}
     checked = 0
     for scenario in built.scenarios:

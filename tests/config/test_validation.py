@@ -6,7 +6,7 @@ import pytest
 from hydra import compose, initialize_config_module
 
 from skillbench.config import validate_config
-from skillbench.errors import ConfigError
+from skillbench.core.errors import ConfigError
 
 
 def check(*overrides: str, choices: dict[str, str] | None = None) -> str:

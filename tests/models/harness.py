@@ -20,9 +20,13 @@ from typing import Any
 
 import skillbench.models.simulated.profiles  # noqa: F401  (registers the simulated models)
 from skillbench.benchmark import Benchmark, Scenario, Skill, ToolSpec, load_benchmark
+from skillbench.benchmark.state import EnvironmentState
 from skillbench.config.schema import MockConfig, ModelConfig, PassRuleConfig
+from skillbench.core.errors import ToolError
+from skillbench.core.records import Message, Rollout, RuleCheck, ToolCall, ToolCallRecord
+from skillbench.core.rubric import JudgeScores
 from skillbench.evaluation.pass_rule import apply_pass_rule
-from skillbench.evaluation.records import JudgeScores, PassDecision, RuleCheck
+from skillbench.evaluation.records import PassDecision
 from skillbench.evaluation.rules import run_rule_checks
 from skillbench.models.simulated import SIM_MODELS, SimRequest
 from skillbench.models.simulated.reading import tool_key
@@ -35,8 +39,7 @@ from skillbench.prompts import (
     render_opening_instruction,
     render_user_prompt,
 )
-from skillbench.rollout.records import Message, Rollout, ToolCall, ToolCallRecord
-from skillbench.tools import ArgumentValidator, EnvironmentState, ToolError
+from skillbench.tools import ArgumentValidator
 from skillbench.tools.failures import FailureInjector
 from skillbench.tools.toolkit import mcp_tool, openai_tool
 

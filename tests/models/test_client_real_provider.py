@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from skillbench.errors import InfrastructureError
+from skillbench.core.errors import InfrastructureError
 from skillbench.models import ModelClient
 from tests.conftest import compose_config
 from tests.support.openai_stub import stub_server, text_reply, tool_reply

@@ -9,12 +9,12 @@ import pytest
 
 from skillbench.benchmark import load_benchmark
 from skillbench.config.schema import ModelConfig
+from skillbench.core.records import Message, Rollout, ToolCall, ToolCallRecord
+from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
 from skillbench.evaluation.judge import parse_scores
-from skillbench.evaluation.records import SCORE_DIMENSIONS, JudgeScores
 from skillbench.evaluation.rules import run_rule_checks
 from skillbench.models import ModelClient
 from skillbench.prompts import OUTPUT_KEYS, render_agent_prompt, render_judge_prompt
-from skillbench.rollout.records import Message, Rollout, ToolCall, ToolCallRecord
 from tests.models.harness import converse
 
 SCENARIOS = ("hc-resched-happy-01", "hc-resched-injection-01", "hc-resched-toolfail-01", "hc-resched-oos-01", "hc-refill-missing-01")
@@ -57,7 +57,7 @@ async def test_strict_never_scores_above_lenient(prompts: list[str]) -> None:
     for prompt in prompts:
         strict = JudgeScores.model_validate_json(await grade("judge-strict", prompt))
         lenient = JudgeScores.model_validate_json(await grade("judge-lenient", prompt))
-        for dimension in SCORE_DIMENSIONS:
+        for dimension in DIMENSION_NAMES:
             assert getattr(strict, dimension) <= getattr(lenient, dimension), (dimension, strict, lenient)
         assert strict.hallucinated_action >= lenient.hallucinated_action
 

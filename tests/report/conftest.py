@@ -28,10 +28,10 @@ from skillbench.config.schema import (
     StoreConfig,
     UserSimConfig,
 )
+from skillbench.core.records import Message, Rollout, RuleCheck, ToolCall, ToolCallRecord, Usage
+from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
 from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, JobSummary, ResultRow
 from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
-from skillbench.evaluation.records import SCORE_DIMENSIONS, JudgeScores, RuleCheck
-from skillbench.rollout.records import Message, Rollout, ToolCall, ToolCallRecord, Usage
 
 CONF = Path(__file__).resolve().parents[2] / "skillbench" / "conf"
 PATHS = (
@@ -158,7 +158,7 @@ def synthetic_scores(
     """Deterministic scores: better agents score higher, the strict judge scores lower."""
     rng = random.Random(f"{agent}|{scenario}|{seed}")
     skill = AGENT_SKILL.get(agent, 0.5)
-    base = {d: min(5, max(1, round(1 + 4 * skill + rng.uniform(-1.5, 1.5)))) for d in SCORE_DIMENSIONS}
+    base = {d: min(5, max(1, round(1 + 4 * skill + rng.uniform(-1.5, 1.5)))) for d in DIMENSION_NAMES}
     judge_rng = random.Random(f"{judge}|{agent}|{scenario}|{seed}")
     bias = JUDGE_BIAS.get(judge, 0)
     values = {d: min(5, max(1, v + bias + judge_rng.choice([-1, 0, 0, 0, 1]))) for d, v in base.items()}
@@ -220,7 +220,7 @@ def summarise(config: RunConfig, rows: list[ResultRow]) -> JobSummary:
         rule_pass_rate=sum(rule_known) / len(rule_known) if rule_known else None,
         rubric_means={
             d: (sum(getattr(s, d) for s in with_scores) / len(with_scores)) if with_scores else None
-            for d in SCORE_DIMENSIONS
+            for d in DIMENSION_NAMES
         },
         task_completion=dict(Counter(s.task_completion for s in with_scores)),
         terminations=dict(Counter(r.termination for r in rows)),

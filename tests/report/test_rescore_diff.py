@@ -10,7 +10,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from skillbench.cli import main as skillbench_main
-from skillbench.evaluation.records import JudgeScores
+from skillbench.core.rubric import JudgeScores
 from skillbench.report import ReportError, diff_runs, load_jobs
 from skillbench.report.model import Report
 from skillbench.report.rescore import compose_overrides, resolve_rules

@@ -14,7 +14,7 @@ from skillbench.benchmark import load_benchmark
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario
 from skillbench.config.schema import FailureInjectionConfig, MockConfig
-from skillbench.errors import InfrastructureError
+from skillbench.core.errors import InfrastructureError
 from skillbench.tools import ToolSession, open_tool_session, openai_tool_name
 
 ToyFactory = Callable[..., tuple[Benchmark, Scenario]]

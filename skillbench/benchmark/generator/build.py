@@ -14,7 +14,6 @@ from skillbench.benchmark.generator.skills import build_skill
 from skillbench.benchmark.generator.writer import dump, to_data, write_text
 from skillbench.benchmark.loader import PACKAGED_DIR
 from skillbench.benchmark.schema import (
-    SCENARIO_PATHS,
     BenchmarkManifest,
     Industry,
     Scenario,
@@ -22,6 +21,7 @@ from skillbench.benchmark.schema import (
     ToolServer,
     ToolSpec,
 )
+from skillbench.core.records import SCENARIO_PATHS
 
 DEFAULT_SEED = 0
 # Faker's name and address lists can change between releases; the shipped files were built with this one.

@@ -2,7 +2,7 @@
 
 It fills every tool argument the way the contract says an agent can: from a caller fact that an
 earlier (or the current) step asked for, or from a field of a record an earlier tool returned. It
-answers each call with the stateful mock itself (:mod:`skillbench.tools.state`), so scenario data
+answers each call with the stateful mock itself (:mod:`skillbench.benchmark.state`), so scenario data
 and the runtime environment cannot drift apart. The generator uses it to derive ``target_state``;
 ``skillbench benchmark lint`` uses it to prove every scenario solvable.
 """
@@ -18,8 +18,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from skillbench.benchmark.schema import Skill, State, StateExpectation, ToolSpec
-from skillbench.tools.errors import ToolError
-from skillbench.tools.state import EnvironmentState
+from skillbench.benchmark.state import EnvironmentState
+from skillbench.core.errors import ToolError
 
 
 @dataclass
@@ -125,7 +125,7 @@ def _validator(tool: ToolSpec) -> Draft202012Validator:
 
 
 def apply_effect(tool: ToolSpec, env: EnvironmentState, args: Mapping[str, Any]) -> tuple[dict[str, Any] | None, Change | None, str | None]:
-    """Answer one call with the stateful mock (:mod:`skillbench.tools.state`): (result, change, error).
+    """Answer one call with the stateful mock (:mod:`skillbench.benchmark.state`): (result, change, error).
 
     The mock changes ``env``; the :class:`Change` records what it wrote, for the target state.
     """

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from skillbench.registry import Registry
+from skillbench.core.registry import Registry
 
 PROVIDER = "skillbench_sim"
 

@@ -15,9 +15,9 @@ from skillbench.models.simulated.base import SIM_MODELS, SimReply, SimRequest
 @SIM_MODELS.register("tool-responder")
 def tool_responder(request: SimRequest) -> SimReply:
     # Imported here: profiles load with litellm and must not depend on the tools or prompts packages at import.
+    from skillbench.benchmark.state import EnvironmentState
+    from skillbench.core.errors import ToolError
     from skillbench.prompts.tool_result import parse_tool_call_message
-    from skillbench.tools.errors import ToolError
-    from skillbench.tools.state import EnvironmentState
 
     last = next((m for m in reversed(request.messages) if m.get("role") == "user"), None)
     try:

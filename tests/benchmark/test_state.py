@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from skillbench.benchmark.schema import ToolSpec
-from skillbench.tools import EnvironmentState, ToolError
+from skillbench.benchmark.state import EnvironmentState
+from skillbench.core.errors import ToolError
 
 State = dict[str, list[dict[str, Any]]]
 

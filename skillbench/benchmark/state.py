@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from skillbench.benchmark.schema import Scenario, State, ToolEffect
-from skillbench.tools.errors import ToolError
+from skillbench.core.errors import ToolError
 
 Arguments = Mapping[str, Any]
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from skillbench.core.records import ToolErrorKind
+
 
 class SkillbenchError(Exception):
     """Base for every error whose message is meant for the user, not a traceback."""
@@ -36,3 +38,12 @@ def spelling_hint(extra: Any, errors: list[Any]) -> str | None:
     missing = [str(err["loc"][-1]) for err in errors if err["type"] == "missing" and tuple(err["loc"][:-1]) == parent]
     match = difflib.get_close_matches(wrong, missing, n=1, cutoff=0.6)
     return f"rename '{wrong}' to '{match[0]}'" if match else None
+
+
+class ToolError(Exception):
+    """A tool call that ends in an MCP ``isError`` result; ``message`` is the text the agent reads."""
+
+    def __init__(self, kind: ToolErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: ToolErrorKind = kind
+        self.message = message

@@ -1,16 +1,46 @@
-"""Records of one conversation (a rollout): messages, tool calls, termination, usage."""
+"""The records every layer shares: a conversation (rollout), its tool calls, usage, and the vocabularies
+(roles, terminations, scenario paths, outcomes, error kinds) that rows and reports are labelled with.
+
+This module is the bottom of the layering: it imports nothing else from skillbench, so every layer
+can use these types without an import cycle.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Role = Literal["agent", "user", "judge", "mock"]
-ROLES: tuple[Role, ...] = ("agent", "user", "judge", "mock")
+ROLES: tuple[Role, ...] = get_args(Role)
 
 Termination = Literal["resolved", "transferred", "out_of_scope", "user_ended", "max_turns", "infra_error"]
 PROPER_ENDINGS: frozenset[str] = frozenset({"resolved", "transferred", "out_of_scope", "user_ended"})
+
+ScenarioPath = Literal[
+    "happy_path",
+    "missing_information",
+    "guardrail_refusal",
+    "prompt_injection",
+    "out_of_scope",
+    "tool_failure",
+    "transfer",
+]
+SCENARIO_PATHS: tuple[ScenarioPath, ...] = get_args(ScenarioPath)
+
+# The judge's task_completion categories (described in skillbench.core.rubric) and the subset a
+# scenario may expect: a scenario never *expects* a partial or failed conversation.
+Outcome = Literal["success", "partial", "failure", "appropriately_transferred", "appropriately_out_of_scope"]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+ExpectedOutcome = Literal["success", "appropriately_transferred", "appropriately_out_of_scope"]
+
+ToolErrorKind = Literal["validation", "injected", "timeout", "unknown_tool", "not_found", "infra"]
+"""Why a mock tool call failed. The rule checks tell model mistakes (validation, unknown_tool, not_found)
+from environment faults (injected, timeout) and our own failures (infra) by this field."""
+
+ErrorKind = Literal["infra", "judge"]
+"""Why a row or verdict carries no score. infra: an endpoint or our own tooling failed (never scored,
+never stored, a rerun fills it in); judge: the judge gave no usable verdict (never a pass or a fail)."""
 
 
 class Record(BaseModel):
@@ -46,7 +76,7 @@ class ToolCallRecord(Record):
     arguments: dict[str, Any]
     offered: bool = Field(description="Whether the tool is in the skill's toolkit offered to the agent.")
     is_error: bool
-    error_kind: Literal["validation", "injected", "timeout", "unknown_tool", "not_found", "infra"] | None = None
+    error_kind: ToolErrorKind | None = None
     result: str = Field(description="The text the agent received.")
     control: bool = Field(False, description="An engine control tool (end_conversation, transfer_to_human).")
 
@@ -93,3 +123,12 @@ class Rollout(Record):
     usage: dict[str, Usage] = Field(default_factory=dict, description="Role → usage (agent, user, mock).")
     infra_error: str | None = Field(None, description="What failed, when termination is infra_error.")
     duration_s: float = 0.0
+
+
+class RuleCheck(Record):
+    """One deterministic check of a transcript."""
+
+    name: str
+    passed: bool
+    hard: bool = Field(description="A failed hard check fails the scenario under the pass rule.")
+    detail: str = ""
