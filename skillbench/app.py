@@ -18,12 +18,11 @@ from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.config import RunConfig, validate_config
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
 from skillbench.engine.job import run_job
-from skillbench.engine.results import SUMMARY_FILE
+from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE
 from skillbench.store import write_json_atomic
 
 log = logging.getLogger("skillbench")
 
-JOB_ERROR_FILE = "job_error.json"
 # Files Hydra writes into a folder before the job starts; removing only these never touches user data.
 _HYDRA_FILES = (".hydra/config.yaml", ".hydra/hydra.yaml", ".hydra/overrides.yaml", "skillbench.log")
 

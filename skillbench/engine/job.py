@@ -34,7 +34,7 @@ from skillbench.models.client import ClientPool, ModelClient
 from skillbench.prompts import AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, render_judge_prompt
 from skillbench.prompts.tool_result import TOOL_RESULT_PROMPT_VERSION
 from skillbench.rollout.orchestrator import RolloutParams, run_rollout
-from skillbench.store import ArtifactStore, content_hash, model_identity, write_json_atomic
+from skillbench.store import ArtifactStore, content_hash, result_settings, write_json_atomic
 
 log = logging.getLogger("skillbench.job")
 
@@ -42,16 +42,16 @@ log = logging.getLogger("skillbench.job")
 def rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario) -> str:
     """Agent + user simulator + mock + scenario content + seed + prompt versions. Never the judge or pass rule."""
     skill = benchmark.skill_of(scenario)
+    settings = result_settings(cfg)
     return content_hash(
         {
-            "agent": model_identity(cfg.agent),
-            "user_sim": {**model_identity(cfg.user_sim), "stop_marker": cfg.user_sim.stop_marker},
-            "mock": cfg.mock.model_dump(mode="json", exclude={"name"}),
+            "agent": settings["agent"],
+            "user_sim": settings["user_sim"],
+            "mock": settings["mock"],
             "scenario": scenario.model_dump(mode="json"),
             "skill": skill.model_dump(mode="json"),
             "tools": [tool.model_dump(mode="json") for tool in benchmark.toolkit(skill)],
-            "seed": cfg.run.seed,
-            "max_turns": cfg.run.max_turns,
+            **settings["run"],
             "prompts": [AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, TOOL_RESULT_PROMPT_VERSION],
         }
     )

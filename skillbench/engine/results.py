@@ -13,6 +13,7 @@ from skillbench.core.rubric import JudgeScores
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 CONFIG_FILE = "config.json"
+JOB_ERROR_FILE = "job_error.json"  # why a job stopped before its summary (written by the app, read by reports)
 
 
 class ResultRow(BaseModel):

@@ -16,7 +16,7 @@ from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
 from skillbench.evaluation.records import Verdict
 from skillbench.models.client import ModelClient
 from skillbench.prompts.judge import JUDGE_PROMPT_VERSION, OUTPUT_KEYS
-from skillbench.store.keys import content_hash, model_identity
+from skillbench.store.keys import content_hash, judge_settings, model_identity
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
@@ -26,9 +26,7 @@ def verdict_key(judge: JudgeConfig, prompt: str) -> str:
     return content_hash(
         {
             "judge": model_identity(judge),
-            "rubric_version": judge.rubric_version,
-            "samples": judge.samples,
-            "aggregation": judge.aggregation,
+            **judge_settings(judge),
             "prompt_version": JUDGE_PROMPT_VERSION,
             "prompt": prompt,
         }

@@ -11,16 +11,11 @@ import pandas as pd
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
 from skillbench.report.jobs import Job, load_jobs
+from skillbench.store.keys import result_settings
 
 # Config groups that change results besides agent and judge. When one differs between the loaded
 # jobs, the agent label carries it ("sim_careful · pass_rule=strict") so tables never mix settings.
 SETTING_GROUPS: tuple[str, ...] = ("user_sim", "mock", "pass_rule", "benchmark", "run")
-# Run settings that change results (concurrency and logging cadence do not).
-RESULT_RUN_KEYS: tuple[str, ...] = ("seed", "max_turns", "infra_retries")
-# Endpoint plumbing that does not change what a model answers: never a reason to split a label.
-PLUMBING_KEYS: frozenset[str] = frozenset(
-    {"concurrency", "timeout_s", "max_retries", "api_key_env", "api_base"}
-)
 
 COLUMNS: tuple[str, ...] = (
     "agent_label", "judge_label", "agent", "judge", "scenario_id", "skill_id", "industry", "path", "persona",
@@ -33,12 +28,12 @@ COLUMNS: tuple[str, ...] = (
 
 
 def group_value(config: dict[str, Any], group: str) -> dict[str, Any] | None:
+    """The group's result-changing settings (the store keys' definition), with its name for labels."""
     value = config.get(group)
     if not isinstance(value, dict):
         return None
-    if group == "run":
-        return {k: value.get(k) for k in RESULT_RUN_KEYS}
-    return {k: v for k, v in value.items() if k not in PLUMBING_KEYS}
+    settings = result_settings(config)[group]
+    return settings if group == "run" else {"name": value.get("name"), **settings}
 
 
 def _differing_keys(values: list[dict[str, Any]]) -> list[str]:

@@ -12,12 +12,18 @@ from pydantic import ValidationError
 
 from skillbench.config.schema import RunConfig
 from skillbench.core.errors import SkillbenchError
-from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, JobSummary, ResultRow
+from skillbench.engine.results import (
+    CONFIG_FILE,
+    JOB_ERROR_FILE,
+    RESULTS_FILE,
+    SUMMARY_FILE,
+    JobSummary,
+    ResultRow,
+)
 
 JOB_MARKERS = (CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE)
 HYDRA_DIR = ".hydra"
 LOG_FILE = "skillbench.log"
-JOB_ERROR_FILE = "job_error.json"  # written by the engine when it catches a job's exception
 
 
 class ReportError(SkillbenchError):

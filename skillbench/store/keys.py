@@ -1,18 +1,25 @@
-"""Artifact keys: the hash of exactly the inputs that determine an artifact (never secrets)."""
+"""Artifact keys: the hash of exactly the inputs that determine an artifact (never secrets).
+
+:func:`result_settings` is the one definition of "which settings change a result": the store keys
+(rollouts, verdicts) and the report's labels (which jobs may share a table cell) both read it.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
-from skillbench.config.schema import ModelConfig
-
 # Fields of a model config that change what the model answers. Endpoints, keys, concurrency,
 # timeouts and retries do not, so changing them reuses stored artifacts.
 _BEHAVIOURAL_FIELDS = ("model", "params", "prompt_template")
+# Judge settings that change a verdict besides the model (parse retries only decide judge errors).
+_JUDGE_FIELDS = ("rubric_version", "samples", "aggregation")
+# Run settings that change a rollout (concurrency, infra retries and logging cadence do not).
+_RUN_FIELDS = ("seed", "max_turns")
 
 
 def content_hash(obj: Any) -> str:
@@ -23,5 +30,41 @@ def content_hash(obj: Any) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def model_identity(cfg: ModelConfig) -> dict[str, Any]:
-    return {name: getattr(cfg, name) for name in _BEHAVIOURAL_FIELDS}
+def _dump(value: BaseModel | Mapping[str, Any]) -> Mapping[str, Any]:
+    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+
+
+def model_identity(cfg: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
+    """What makes a model answer as it does (a ModelConfig, or its JSON dump)."""
+    data = _dump(cfg)
+    return {name: data.get(name) for name in _BEHAVIOURAL_FIELDS}
+
+
+def judge_settings(judge: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
+    """A judge's verdict-changing settings besides its model identity."""
+    data = _dump(judge)
+    return {name: data.get(name) for name in _JUDGE_FIELDS}
+
+
+def _without_name(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in data.items() if key != "name"}
+
+
+def result_settings(config: BaseModel | Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per config group, the settings that change a job's results (a RunConfig, or config.json as read back).
+
+    agent, user_sim, mock and run determine rollouts; judge determines verdicts; pass_rule and benchmark
+    determine verdicts and which scenarios run. Names, endpoints, keys, concurrency and retries are absent.
+    """
+    data = _dump(config)
+    user_sim = data.get("user_sim") or {}
+    judge = data.get("judge") or {}
+    return {
+        "agent": model_identity(data.get("agent") or {}),
+        "user_sim": {**model_identity(user_sim), "stop_marker": user_sim.get("stop_marker")},
+        "judge": {**model_identity(judge), **judge_settings(judge)},
+        "mock": _without_name(data.get("mock") or {}),
+        "pass_rule": _without_name(data.get("pass_rule") or {}),
+        "benchmark": _without_name(data.get("benchmark") or {}),
+        "run": {name: (data.get("run") or {}).get(name) for name in _RUN_FIELDS},
+    }
