@@ -20,8 +20,8 @@ from skillbench.benchmark.generator.build import (
     differences,
     write_benchmark,
 )
-from skillbench.benchmark.generator.reference import holds, run_reference
 from skillbench.benchmark.generator.writer import dump
+from skillbench.benchmark.reference import holds, run_reference
 from tests.conftest import compose_config
 
 INDUSTRIES = {"telecommunications", "banking", "insurance", "healthcare", "retail", "travel", "utilities", "saas",

@@ -25,14 +25,14 @@ from skillbench.benchmark.generator.identities import (
 )
 from skillbench.benchmark.generator.model import REFERENCE_DATE, Ctx, IndustryDef, SkillSpec
 from skillbench.benchmark.generator.personas import persona_for
-from skillbench.benchmark.generator.reference import (
+from skillbench.benchmark.generator.skills import verify_facts, words
+from skillbench.benchmark.reference import (
     Trace,
     completed_targets,
     merge_targets,
     run_reference,
     untouched_targets,
 )
-from skillbench.benchmark.generator.skills import verify_facts, words
 from skillbench.benchmark.schema import Persona, Scenario, Skill, State, StateExpectation, ToolSpec
 
 # Instances of every (skill, path variant): each gets its own identity, environment and persona.
