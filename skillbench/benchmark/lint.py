@@ -4,7 +4,7 @@ Unlike the loader, which stops at the first structural error, the lint reads eve
 reports everything: the catalogue (JSON Schemas, effects), skills (toolkits, steps), scenarios (tools,
 path rules, state references, target state, duplicates) and coverage (every path in every industry).
 State references are checked by running each scenario's reference conversation
-(:mod:`skillbench.benchmark.generator.reference`): every tool argument must come from a caller fact a
+(:mod:`skillbench.benchmark.reference`): every tool argument must come from a caller fact a
 step asks for or from a field of a record an earlier tool returned.
 """
 
@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 from jsonschema import Draft202012Validator, SchemaError
 from pydantic import BaseModel
 
-from skillbench.benchmark.generator.reference import Hints, holds, run_reference
 from skillbench.benchmark.loader import parse_file, read_yaml, resolve_source, yaml_files
+from skillbench.benchmark.reference import Hints, holds, run_reference
 from skillbench.benchmark.schema import (
     BenchmarkManifest,
     Scenario,

@@ -20,8 +20,13 @@ from skillbench.benchmark.generator.build import (
     differences,
     write_benchmark,
 )
-from skillbench.benchmark.generator.reference import holds, run_reference
+from skillbench.benchmark.generator.domains import DOMAINS_DIR, industry_ids, read_servers, read_skills
 from skillbench.benchmark.generator.writer import dump
+from skillbench.benchmark.reference import holds, run_reference
+from skillbench.benchmark.state import EnvironmentState
+from skillbench.benchmark.version import content_version
+from skillbench.core.errors import BenchmarkDataError
+from skillbench.models.simulated import reading, scope
 from tests.conftest import compose_config
 
 INDUSTRIES = {"telecommunications", "banking", "insurance", "healthcare", "retail", "travel", "utilities", "saas",
@@ -80,17 +85,19 @@ def test_selection_is_balanced(built: BuiltBenchmark) -> None:
     industry_of = {skill.id: skill.industry for skill in built.skills}
     by_industry = Counter(industry_of[s.skill_id] for s in built.scenarios)
     assert set(by_industry.values()) == {50}
-    by_path = Counter(s.path for s in built.scenarios)
-    assert max(by_path.values()) - min(by_path.values()) <= 1
-    by_persona = Counter(s.persona.label for s in built.scenarios)
-    assert len(by_persona) >= 8 and max(by_persona.values()) - min(by_persona.values()) <= 2
+    for industry in INDUSTRIES:  # each industry is selected on its own, so balance holds within each
+        mine = [s for s in built.scenarios if industry_of[s.skill_id] == industry]
+        by_path = Counter(s.path for s in mine)
+        assert max(by_path.values()) - min(by_path.values()) <= 1, industry
+        by_persona = Counter(s.persona.label for s in mine)
+        assert len(by_persona) == 10 and max(by_persona.values()) - min(by_persona.values()) <= 2, industry
     per_skill = defaultdict(list)
     for scenario in built.scenarios:
         per_skill[scenario.skill_id].append(scenario.path)
     for paths in per_skill.values():
         assert 6 <= len(paths) <= 7 and len(set(paths)) == len(paths)  # distinct paths within a skill
     escalations = [s for s in built.scenarios if s.path == "tool_failure" and max(s.tool_failures.values()) >= 3]
-    assert 0 < len(escalations) < by_path["tool_failure"]
+    assert 0 < len(escalations) < sum(s.path == "tool_failure" for s in built.scenarios)
 
 
 def test_scenarios_follow_the_path_table(built: BuiltBenchmark) -> None:
@@ -121,8 +128,48 @@ def test_shipped_files_load_and_match_the_build(built: BuiltBenchmark) -> None:
     assert loaded.tools == _tools(built)
 
 
+def test_removing_an_industry_leaves_the_others_byte_identical(built: BuiltBenchmark) -> None:
+    dropped = industry_ids()[0]
+    rest = build_benchmark(industries=[name for name in industry_ids() if name != dropped])
+    files, full = rest.files(), built.files()
+    assert not any(dropped in path for path in files)
+    assert [path for path, text in files.items() if path != "benchmark.yaml" and full[path] != text] == []
+    assert rest.manifest.version != built.manifest.version
+
+
+def test_version_is_a_hash_of_the_other_files(built: BuiltBenchmark) -> None:
+    files = built.files()
+    assert built.manifest.version == content_version(files) and len(built.manifest.version) == 16
+    files["skills/banking_refund_fee.yaml"] += "# edited\n"
+    files["benchmark.yaml"] += "# the manifest does not count\n"
+    assert content_version(files) != built.manifest.version
+    assert content_version({**built.files(), "benchmark.yaml": ""}) == built.manifest.version
+
+
+def test_unknown_factory_in_skills_yaml_names_file_field_and_choices(tmp_path: Path) -> None:
+    text = (DOMAINS_DIR / "banking" / "skills.yaml").read_text().replace("make: banking.account}", "make: banking.acount}")
+    path = tmp_path / "skills.yaml"
+    path.write_text(text)
+    with pytest.raises(BenchmarkDataError) as caught:
+        read_skills(path, set())  # the factory name is checked while parsing, before any tool
+    message = str(caught.value)
+    assert str(path) in message and "field 'entities.accounts.make'" in message
+    assert "did you mean 'banking.account'" in message and "banking.card, banking.fee" in message
+
+
+def test_misspelt_key_in_servers_yaml_names_file_field_and_fix(tmp_path: Path) -> None:
+    text = (DOMAINS_DIR / "banking" / "servers.yaml").read_text().replace("        description: Get one account.",
+                                                                         "        descripton: Get one account.")
+    path = tmp_path / "servers.yaml"
+    path.write_text(text)
+    with pytest.raises(BenchmarkDataError) as caught:
+        read_servers(path, set())  # keys are checked while parsing, before any argument
+    message = str(caught.value)
+    assert str(path) in message and "field 'servers.0.tools.1.descripton'" in message
+    assert "rename 'descripton' to 'description'" in message
+
+
 def test_completed_scenarios_reach_their_target_on_the_stateful_mock(built: BuiltBenchmark) -> None:
-    state_module = pytest.importorskip("skillbench.benchmark.state", reason="the MCP mock tools are not installed")
     tools, skills = _tools(built), {skill.id: skill for skill in built.skills}
     checked = 0
     for scenario in built.scenarios:
@@ -133,14 +180,14 @@ def test_completed_scenarios_reach_their_target_on_the_stateful_mock(built: Buil
             initial_state=scenario.initial_state, include=set(scenario.required_tools), skip=set(scenario.forbidden_tools),
         )
         assert not trace.problems, (scenario.id, trace.problems)
-        env = state_module.EnvironmentState.from_scenario(scenario)
+        env = EnvironmentState.from_scenario(scenario)
         for name, arguments in trace.calls:  # replayed on a fresh mock built from the scenario itself
             env.apply(tools[name].effect, arguments)
         final = env.snapshot()
         assert all(holds(final, target) for target in scenario.target_state), scenario.id
         assert set(scenario.required_tools) <= {name for name, _ in trace.calls}, scenario.id
         checked += 1
-    assert checked >= 250
+    assert checked >= 240  # happy, missing, injection and recovered failures: about half of the 500
 
 
 # Lead-ins and endings the simulated caller adds to an opening in some personas: an opening must be
@@ -151,8 +198,6 @@ _TAILS = ("", " And I want it done now.", " Let's not make this complicated.")
 
 
 def test_openings_and_scripted_lines_read_as_intended(built: BuiltBenchmark) -> None:
-    scope = pytest.importorskip("skillbench.models.simulated.scope", reason="the simulated models are not installed")
-    reading = pytest.importorskip("skillbench.models.simulated.reading")
     skills = {skill.id: skill for skill in built.skills}
     seen: set[tuple[str, str]] = set()
     for candidate in built.candidates:

@@ -1,10 +1,10 @@
-"""The deterministic, balanced choice of the shipped scenarios among the candidates.
+"""The deterministic, balanced choice of one industry's shipped scenarios among its candidates.
 
 Greedy: each pick takes the candidate whose industry, skill, (skill, path), (industry, path), path,
 path variant and persona have been picked least so far, in that order of priority; ties go to a
-seeded random order. With 10 industries x 8 skills x 7 paths this gives 50 scenarios per industry,
-6 or 7 per skill (on distinct paths), 7 or 8 per path in every industry, and personas within one of
-each other.
+seeded random order. The build calls it once per industry, with a seed derived from the industry id
+and a fixed quota of 50, so no industry's choice depends on another's. With 8 skills x 7 paths that
+gives 6 or 7 scenarios per skill (on distinct paths), 7 or 8 per path and 4 to 6 per persona label.
 """
 
 from __future__ import annotations

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from skillbench.benchmark.generator.balance import select_balanced
-from skillbench.benchmark.generator.catalogue import SHARED_SERVERS
-from skillbench.benchmark.generator.domains import INDUSTRIES
+from skillbench.benchmark.generator.catalogue import tool_spec
+from skillbench.benchmark.generator.domains import Sources, load_sources
+from skillbench.benchmark.generator.identities import seed_for
 from skillbench.benchmark.generator.model import ServerDef
 from skillbench.benchmark.generator.scenarios import Candidate, build_candidates
 from skillbench.benchmark.generator.skills import build_skill
@@ -21,12 +23,13 @@ from skillbench.benchmark.schema import (
     ToolServer,
     ToolSpec,
 )
+from skillbench.benchmark.version import MANIFEST, content_version
 from skillbench.core.records import SCENARIO_PATHS
 
 DEFAULT_SEED = 0
 # Faker's name and address lists can change between releases; the shipped files were built with this one.
 BUILT_WITH_FAKER = "40.63.0"
-SCENARIO_COUNT = 500
+PER_INDUSTRY = 50  # a fixed quota, so an industry's selection never depends on the others
 NAME = "full"
 DEFAULT_OUT = PACKAGED_DIR / NAME
 MANAGED = ("tools", "skills", "scenarios")
@@ -42,7 +45,11 @@ class BuiltBenchmark:
 
     def files(self) -> dict[str, str]:
         """Relative path → file text, in a fixed order."""
-        out = {"benchmark.yaml": dump(to_data(self.manifest, keep=("version",)))}
+        return {MANIFEST: dump(to_data(self.manifest, keep=("version",))), **self.data_files()}
+
+    def data_files(self) -> dict[str, str]:
+        """The files but the manifest: what the content version hashes."""
+        out: dict[str, str] = {}
         for srv in self.servers:
             out[f"tools/{srv.server}.yaml"] = dump(to_data(srv))
         order = {path: index for index, path in enumerate(SCENARIO_PATHS)}
@@ -54,14 +61,14 @@ class BuiltBenchmark:
         return out
 
 
-def _catalogue() -> tuple[list[ToolServer], dict[str, ToolSpec]]:
+def _catalogue(sources: Sources) -> tuple[list[ToolServer], dict[str, ToolSpec]]:
     merged: dict[str, list[ToolSpec]] = {}
     descriptions: dict[str, str] = {}
-    defs: list[ServerDef] = list(SHARED_SERVERS) + [s for industry in INDUSTRIES for s in industry.servers]
+    defs: list[ServerDef] = [*sources.shared_servers, *(s for industry in sources.industries for s in industry.servers)]
     for definition in defs:
         if definition.name in merged:
             raise ValueError(f"server {definition.name!r} is defined twice")
-        merged[definition.name] = list(definition.tools)
+        merged[definition.name] = [tool_spec(tool, sources.arguments) for tool in definition.tools]
         descriptions[definition.name] = definition.description
     tools: dict[str, ToolSpec] = {}
     for name, specs in merged.items():
@@ -73,30 +80,41 @@ def _catalogue() -> tuple[list[ToolServer], dict[str, ToolSpec]]:
     return servers, tools
 
 
-def build_benchmark(seed: int = DEFAULT_SEED, count: int = SCENARIO_COUNT) -> BuiltBenchmark:
-    servers, tools = _catalogue()
+def build_benchmark(
+    seed: int = DEFAULT_SEED, per_industry: int = PER_INDUSTRY, industries: Collection[str] | None = None
+) -> BuiltBenchmark:
+    """Build from the industry folders (``industries``: only these ids; default all).
+
+    Each industry is generated and selected on its own, seeded by ``(seed, industry id)`` with a fixed
+    quota, so adding, editing or removing one industry leaves the others' files byte-identical.
+    """
+    sources = load_sources(industries)
+    servers, tools = _catalogue(sources)
     skills: list[Skill] = []
     candidates: list[Candidate] = []
-    index = 0
-    for industry in INDUSTRIES:
-        for spec in industry.skills:
+    chosen: list[Scenario] = []
+    for industry in sources.industries:
+        mine: list[Candidate] = []
+        for index, spec in enumerate(industry.skills):
             skill = build_skill(industry, spec, tools)
             skills.append(skill)
-            candidates += build_candidates(industry, spec, skill, tools, index, seed)
-            index += 1
-    chosen = [c.scenario for c in select_balanced(candidates, count, seed)]
+            mine += build_candidates(industry, spec, skill, tools, index, seed)
+        candidates += mine
+        chosen += [c.scenario for c in select_balanced(mine, per_industry, seed_for(seed, industry.id))]
     manifest = BenchmarkManifest(
         name=NAME,
-        version="1",
+        version="",  # set below, from the other files
         description=(
-            f"The paper-scale benchmark: {len(INDUSTRIES)} industries, {len(skills)} skills, {len(tools)} tools on "
-            f"{len(servers)} servers, {len(chosen)} scenarios selected (balanced by industry, skill, path and persona) "
-            f"from {len(candidates)} generated candidates with seed {seed}. Generated by `skillbench benchmark build`; "
-            f"see docs/benchmark-generation.md."
+            f"The paper-scale benchmark: {len(sources.industries)} industries, {len(skills)} skills, {len(tools)} tools on "
+            f"{len(servers)} servers, {len(chosen)} scenarios selected ({per_industry} per industry, balanced by skill, "
+            f"path and persona) from {len(candidates)} generated candidates with seed {seed}. Generated by "
+            f"`skillbench benchmark build`; see docs/benchmark-generation.md."
         ),
-        industries=[Industry(id=i.id, name=i.name, description=i.description) for i in INDUSTRIES],
+        industries=[Industry(id=i.id, name=i.name, description=i.description) for i in sources.industries],
     )
-    return BuiltBenchmark(manifest=manifest, servers=servers, skills=skills, scenarios=chosen, candidates=candidates)
+    built = BuiltBenchmark(manifest=manifest, servers=servers, skills=skills, scenarios=chosen, candidates=candidates)
+    built.manifest = manifest.model_copy(update={"version": content_version(built.data_files())})
+    return built
 
 
 def write_benchmark(built: BuiltBenchmark, out: Path) -> dict[str, str]:
@@ -122,5 +140,5 @@ def differences(built: BuiltBenchmark, folder: Path) -> list[str]:
     return out
 
 
-__all__ = ["BUILT_WITH_FAKER", "DEFAULT_OUT", "DEFAULT_SEED", "SCENARIO_COUNT", "BuiltBenchmark", "build_benchmark",
+__all__ = ["BUILT_WITH_FAKER", "DEFAULT_OUT", "DEFAULT_SEED", "PER_INDUSTRY", "BuiltBenchmark", "build_benchmark",
            "differences", "write_benchmark"]

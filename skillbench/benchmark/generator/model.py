@@ -1,79 +1,145 @@
-"""The template language of the generated benchmark: industries, skill templates, entity factories.
+"""The template language of the generated benchmark: industries, servers, skill templates, entity factories.
 
-A :class:`SkillSpec` is a reusable template: the skill's vocabulary, its workflow as a few typed steps
-(lookup / collect / act / inform) naming catalogue tools, the records its environment holds
-(:class:`EntitySpec`), the caller's facts, and the phrasings the scenario paths need. Everything
-else (verification, confirmation, guardrails, escalation, the seven paths) is derived from it in
-``skills.py`` and ``scenarios.py``, so every skill follows the same, checkable rules.
+The templates are YAML files under ``generator/domains/<industry>/`` (see docs/benchmark-generation.md),
+validated by the pydantic models here. A :class:`SkillSpec` is a reusable template: the skill's
+vocabulary, its workflow as a few typed steps (lookup / collect / act / inform) naming catalogue
+tools, the records its environment holds (:class:`EntitySpec`), the caller's facts, and the
+phrasings the scenario paths need. Everything else (verification, confirmation, guardrails,
+escalation, the seven paths) is derived from it in ``skills.py`` and ``scenarios.py``, so every
+skill follows the same, checkable rules. What must be code (entity makers, fact functions) lives in
+each industry's ``factories.py``, registered by name in :data:`ENTITY_FACTORIES` and
+:data:`FACT_FUNCTIONS`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from skillbench.benchmark.schema import ToolSpec
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from skillbench.core.registry import Registry
 
 # "Today" in the benchmark's world: every generated date is relative to it, never to the clock,
 # so a build is byte-for-byte reproducible whatever day it runs.
 REFERENCE_DATE = dt.date(2026, 11, 2)
 
 
-@dataclass(frozen=True)
-class ServerDef:
+EntityMaker = Callable[..., dict[str, Any]]  # (ctx, **params) -> one record's fields
+FactFunction = Callable[["Ctx"], dict[str, Any]]  # ctx -> facts ("_name" keys: display values only)
+
+# Filled when an industry's factories.py is imported (domains/__init__.py imports them before loading).
+ENTITY_FACTORIES: Registry[EntityMaker] = Registry("entity factory")
+FACT_FUNCTIONS: Registry[FactFunction] = Registry("fact function")
+
+
+def registered(registry: Registry[Any], name: str) -> str:
+    """``name`` if it is registered, else a ValueError naming the registered names of its industry."""
+    if name not in registry:
+        prefix = name.split(".", 1)[0] + "."
+        names = [known for known in registry if known.startswith(prefix)] or list(registry)
+        close = difflib.get_close_matches(name, names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"no {registry.kind} {name!r} is registered{hint}; registered: {', '.join(names) or 'none'}")
+    return name
+
+
+class Template(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EffectDef(Template):
+    """A tool's mock semantics in the compact notation of ``servers.yaml`` (see ``catalogue.effect``).
+
+    ``match`` and ``set`` are ``"field=argument other"`` strings: a bare name is both the record field
+    and the argument.
+    """
+
+    kind: Literal["lookup", "get", "verify", "create", "update", "delete", "action"] = Field(
+        description="The mock operation (the ToolEffect operation)."
+    )
+    collection: str | None = Field(None, description="Environment collection read or written (action: optional).")
+    match: str = Field("", description='Record field = argument pairs the record must equal, e.g. "account_id payee_name=cancel_payee".')
+    set: str = Field("", description="create/update: record field = argument pairs written.")
+    const: dict[str, Any] = Field(
+        default_factory=dict, description="create/update: constant fields written; action: constant fields of the result."
+    )
+    id_field: str | None = Field(None, description="create: the generated id field.")
+    prefix: str | None = Field(None, description="create: prefix of generated ids, e.g. RFD.")
+    returns: str | None = Field(
+        None, description='verify/action: record fields echoed in the result (verify default: "customer_id full_name").'
+    )
+
+    @model_validator(mode="after")
+    def _fits_kind(self) -> EffectDef:
+        needs = {"get": ("collection", "match"), "verify": ("collection", "match"), "update": ("collection", "match"),
+                 "delete": ("collection", "match"), "lookup": ("collection",), "create": ("collection", "id_field", "prefix")}
+        missing = [name for name in needs.get(self.kind, ()) if not getattr(self, name)]
+        if missing:
+            raise ValueError(f"a {self.kind} effect needs {' and '.join(missing)}")
+        return self
+
+
+class ToolDef(Template):
+    """One tool: ``params`` like ``"invoice_id ?reason"`` (``?`` = optional); schemas come from ``arguments.yaml``."""
+
+    name: str = Field(description="<server>.<operation>, e.g. billing.waive_late_fee.")
+    description: str = Field(description="What the tool does, as the agent reads it.")
+    params: str = Field("", description="Argument names separated by spaces; a leading ? makes one optional.")
+    effect: EffectDef = Field(description="How the stateful mock answers it.")
+
+
+class ServerDef(Template):
     """One mock system of the catalogue (a ``tools/<name>.yaml`` file)."""
 
-    name: str
-    description: str
-    tools: tuple[ToolSpec, ...]
+    name: str = Field(description="Server name, the prefix of its tools' names.")
+    description: str = Field(description="What the system holds.")
+    tools: list[ToolDef] = Field(description="Its tools.")
 
 
-@dataclass(frozen=True)
-class StepSpec:
+class ServersFile(Template):
+    servers: list[ServerDef] = Field(description="The tool servers this folder defines.")
+
+
+class ArgumentsFile(Template):
+    arguments: dict[str, str | dict[str, Any]] = Field(
+        description="Argument name → JSON Schema; a plain string is a string argument with that description."
+    )
+
+
+class StepSpec(Template):
     """A workflow step of a skill template; ``tool`` names a catalogue tool, ``facts`` are asked for."""
 
-    kind: str  # lookup | collect | act | inform
-    text: str
-    tool: str | None = None
-    facts: tuple[str, ...] = ()
+    kind: Literal["lookup", "collect", "act", "inform"] = Field(description="What the step does.")
+    tool: str | None = Field(None, description="lookup/act: the catalogue tool the step calls.")
+    facts: tuple[str, ...] = Field((), description="collect: the caller facts asked for (at most two).")
+    text: str = Field(description="The step's instruction, in the policy's words.")
+
+    @model_validator(mode="after")
+    def _fits_kind(self) -> StepSpec:
+        if self.kind in {"lookup", "act"} and not self.tool:
+            raise ValueError(f"a {self.kind} step needs a tool")
+        if self.kind == "collect" and not self.facts:
+            raise ValueError("a collect step needs facts")
+        return self
 
 
-def lookup(tool: str, text: str) -> StepSpec:
-    return StepSpec("lookup", text, tool=tool)
-
-
-def collect(facts: str, text: str) -> StepSpec:
-    return StepSpec("collect", text, facts=tuple(facts.split()))
-
-
-def act(tool: str, text: str) -> StepSpec:
-    return StepSpec("act", text, tool=tool)
-
-
-def inform(text: str) -> StepSpec:
-    return StepSpec("inform", text)
-
-
-@dataclass(frozen=True)
-class Restricted:
+class Restricted(Template):
     """A tool the policy allows only under a condition the generated scenarios never meet.
 
     Prompt-injection scenarios ask the agent to use it anyway; it is then a forbidden tool.
     """
 
-    tool: str
-    condition: str  # the guardrail, in the policy's words
-    abuse: str  # what the injected instruction asks for, completing "... so <abuse>."
+    tool: str = Field(description="The restricted catalogue tool.")
+    condition: str = Field(description="The guardrail, in the policy's words.")
+    abuse: str = Field(description='What the injected instruction asks for, completing "... so <abuse>." (no digits).')
 
 
-Make = Callable[["Ctx"], dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class EntitySpec:
+class EntitySpec(Template):
     """Records of one collection in a scenario's environment.
 
     ``owned`` records belong to a customer (they get ``customer_id``; the other customers in the state
@@ -81,53 +147,82 @@ class EntitySpec:
     ``count`` times, with ``ctx.index`` telling them apart.
     """
 
-    collection: str
-    id_field: str
-    prefix: str
-    make: Make
-    count: int = 1
-    owned: bool = True
+    collection: str = Field(description="Environment collection the records go to.")
+    id_field: str = Field(description="The records' id field.")
+    prefix: str = Field(description="Prefix of the generated ids, e.g. ACC.")
+    make: str = Field(description="Name of the entity factory in ENTITY_FACTORIES, e.g. banking.account.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Keyword arguments passed to the factory.")
+    count: int = Field(1, ge=1, description="Records per holder.")
+    owned: bool = Field(True, description="Whether each customer gets their own records.")
+
+    @field_validator("make")
+    @classmethod
+    def _registered(cls, name: str) -> str:
+        return registered(ENTITY_FACTORIES, name)
 
 
-@dataclass(frozen=True)
-class SkillSpec:
+class SkillSpec(Template):
     """A skill template. Text fields may use ``{name}`` placeholders: facts, record fields, ``_display`` values."""
 
-    key: str
-    name: str
-    category: str
-    capability: str
-    noun: str  # what the skill is about, e.g. "mobile plan" (used in derived sentences)
-    steps: tuple[StepSpec, ...]
-    entities: tuple[EntitySpec, ...]
-    in_scope: tuple[str, ...]
-    asks: tuple[str, ...]  # opening requests that state the specifics
-    probe: str  # what an unverified caller wants told or done (guardrail path)
-    outcome: str  # the concrete success criterion of a completed conversation
-    restricted: Restricted
-    confirm: str
-    asks_bare: tuple[str, ...] = ()  # openings without the collected facts (missing_information)
-    facts: Callable[[Ctx], dict[str, str]] | None = None
-    guardrails: tuple[str, ...] = ()
-    escalate: str = ""  # an extra reason to hand over, appended to the common ones
-    success: tuple[str, ...] = ()  # extra skill-level success criteria
-    notify: bool = True
-    out_of_scope: tuple[str, ...] = ()  # extra out-of-scope openings (the industry pool is added)
+    key: str = Field(description="Skill id after the industry's short name, e.g. refund_fee.")
+    name: str = Field(description="Skill name.")
+    category: str = Field(description="Skill category, e.g. refunds.")
+    noun: str = Field(description='What the skill is about, e.g. "mobile plan" (used in derived sentences).')
+    capability: str = Field(description="One sentence: what the skill does.")
+    steps: tuple[StepSpec, ...] = Field(description="The workflow between verification and notification.")
+    entities: tuple[str, ...] = Field(
+        (), description="Records the environment holds, in this order: names from the file's 'entities'."
+    )
+    facts: str | None = Field(None, description="Name of the fact function in FACT_FUNCTIONS (the caller's new values).")
+    in_scope: tuple[str, ...] = Field(description="Phrases of requests the skill covers.")
+    asks: tuple[str, ...] = Field(description="Opening requests that state the specifics.")
+    asks_bare: tuple[str, ...] = Field((), description="Openings without the collected facts (missing_information).")
+    probe: str = Field(description="What an unverified caller wants told or done (guardrail path).")
+    outcome: str = Field(description="The concrete success criterion of a completed conversation.")
+    confirm: str = Field(description="What the agent confirms at the end.")
+    guardrails: tuple[str, ...] = Field((), description="Skill-specific guardrails.")
+    success: tuple[str, ...] = Field((), description="Extra skill-level success criteria.")
+    escalate: str = Field("", description="An extra reason to hand over, appended to the common ones.")
+    notify: bool = Field(True, description="Whether the skill sends a confirmation.")
+    out_of_scope: tuple[str, ...] = Field((), description="Extra out-of-scope openings (the industry pool is added).")
+    restricted: Restricted = Field(description="The tool injections target.")
+
+    @field_validator("facts")
+    @classmethod
+    def _registered(cls, name: str | None) -> str | None:
+        return None if name is None else registered(FACT_FUNCTIONS, name)
 
 
-@dataclass(frozen=True)
-class IndustryDef:
-    id: str
-    name: str
-    description: str
-    company: str
-    verify_tool: str
-    notify_tool: str
-    notify_phrase: str  # e.g. "by text message"
-    servers: tuple[ServerDef, ...]
-    skills: tuple[SkillSpec, ...]
-    out_of_scope: tuple[str, ...]
-    short: str  # prefix of skill ids, e.g. "telecom"
+class SkillsFile(Template):
+    """What ``skills.yaml`` holds: named entity specs, and the skill templates that list them."""
+
+    entities: dict[str, EntitySpec] = Field(default_factory=dict, description="Entity specs by name.")
+    skills: list[SkillSpec] = Field(description="The industry's skill templates (eight in the full benchmark).")
+
+
+class IndustryInfo(Template):
+    """What ``industry.yaml`` holds."""
+
+    id: str = Field(description="Industry id; the folder's name.")
+    name: str = Field(description="Display name.")
+    short: str = Field(description='Prefix of skill ids, e.g. "telecom".')
+    description: str = Field(description="One line for the manifest.")
+    company: str = Field(description="The fictional company the agent works for.")
+    verify_tool: str = Field(description="The identity check every skill starts with.")
+    notify_tool: str = Field(description="The tool that sends confirmations.")
+    notify_phrase: str = Field(description='How confirmations arrive, e.g. "by text message".')
+    out_of_scope: tuple[str, ...] = Field(description="Requests no skill of the industry covers (out_of_scope path).")
+
+
+class IndustryDef(IndustryInfo):
+    """An industry folder, loaded: ``industry.yaml`` plus its servers and skill templates."""
+
+    servers: tuple[ServerDef, ...] = Field(description="From servers.yaml.")
+    entities: dict[str, EntitySpec] = Field(description="From skills.yaml.")
+    skills: tuple[SkillSpec, ...] = Field(description="From skills.yaml.")
+
+    def entities_of(self, spec: SkillSpec) -> list[EntitySpec]:
+        return [self.entities[name] for name in spec.entities]
 
 
 @dataclass

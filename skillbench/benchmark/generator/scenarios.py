@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,16 +23,24 @@ from skillbench.benchmark.generator.identities import (
     pool_for,
     seed_for,
 )
-from skillbench.benchmark.generator.model import REFERENCE_DATE, Ctx, IndustryDef, SkillSpec
+from skillbench.benchmark.generator.model import (
+    ENTITY_FACTORIES,
+    FACT_FUNCTIONS,
+    REFERENCE_DATE,
+    Ctx,
+    EntitySpec,
+    IndustryDef,
+    SkillSpec,
+)
 from skillbench.benchmark.generator.personas import persona_for
-from skillbench.benchmark.generator.reference import (
+from skillbench.benchmark.generator.skills import verify_facts, words
+from skillbench.benchmark.reference import (
     Trace,
     completed_targets,
     merge_targets,
     run_reference,
     untouched_targets,
 )
-from skillbench.benchmark.generator.skills import verify_facts, words
 from skillbench.benchmark.schema import Persona, Scenario, Skill, State, StateExpectation, ToolSpec
 
 # Instances of every (skill, path variant): each gets its own identity, environment and persona.
@@ -111,18 +119,18 @@ def _speak(value: Any) -> Any:
     return value
 
 
-def withheld_reference(spec: SkillSpec, tools: Mapping[str, ToolSpec]) -> str | None:
+def withheld_reference(spec: SkillSpec, entities: Sequence[EntitySpec], tools: Mapping[str, ToolSpec]) -> str | None:
     """The id of the first record the workflow looks up for the caller (what a caller rarely knows)."""
     read = [tools[s.tool].effect.collection for s in spec.steps if s.kind == "lookup" and s.tool in tools]
-    return next((e.id_field for e in spec.entities if e.owned and e.collection in read), None)
+    return next((e.id_field for e in entities if e.owned and e.collection in read), None)
 
 
-def variants(spec: SkillSpec, tools: Mapping[str, ToolSpec]) -> list[Variant]:
+def variants(spec: SkillSpec, entities: Sequence[EntitySpec], tools: Mapping[str, ToolSpec]) -> list[Variant]:
     has_collect = any(step.kind == "collect" for step in spec.steps)
     out = [Variant("happy_path")]
     if has_collect and spec.asks_bare:
         out.append(Variant("missing_information", "ask"))
-    if withheld_reference(spec, tools):
+    if withheld_reference(spec, entities, tools):
         out.append(Variant("missing_information", "lookup"))
     out += [
         Variant("guardrail_refusal", "third_party"),
@@ -153,7 +161,7 @@ def _contact(customer: Mapping[str, str], contact_id: str, toolkit: list[str]) -
 
 
 def build_world(
-    spec: SkillSpec, skill: Skill, tools: Mapping[str, ToolSpec], seed: int, persona: Persona, pool: IdentityPool
+    spec: SkillSpec, entities: Sequence[EntitySpec], skill: Skill, tools: Mapping[str, ToolSpec], seed: int, persona: Persona, pool: IdentityPool
 ) -> World:
     rng = random.Random(seed)
     taken_ids: set[str] = set()
@@ -161,7 +169,8 @@ def build_world(
     other = make_identity(rng, pool, taken=taken_ids)
     ctx = Ctx(rng=rng, customer=customer, taken=set(taken_ids))
     owned_collections: list[str] = []
-    for entity in spec.entities:
+    for entity in entities:
+        make = ENTITY_FACTORIES.get(entity.make)
         ctx.rotation = rng.randrange(1000)
         holders = (customer, other) if entity.owned else (customer,)
         for holder in holders:
@@ -171,14 +180,14 @@ def build_world(
                 record: dict[str, Any] = {entity.id_field: ctx.id(entity.prefix)}
                 if entity.owned:
                     record["customer_id"] = holder["customer_id"]
-                record.update(entity.make(ctx))
+                record.update(make(ctx, **entity.params))
                 if entity.owned:
                     ctx.owned.setdefault(holder["customer_id"], {}).setdefault(entity.collection, []).append(record)
                     owned_collections.append(entity.collection)
                 else:
                     ctx.shared.setdefault(entity.collection, []).append(record)
     ctx.customer, ctx.index = customer, 0
-    facts = dict(spec.facts(ctx)) if spec.facts else {}
+    facts = dict(FACT_FUNCTIONS.get(spec.facts)(ctx)) if spec.facts else {}
     display = {k: v for k, v in facts.items() if k.startswith("_")}
     facts = {k: str(v) for k, v in facts.items() if not k.startswith("_")}
 
@@ -188,7 +197,7 @@ def build_world(
                       for c in people],
         "contacts": [_contact(c, ctx.id("CT"), skill.tools) for c in people],
     }
-    for entity in spec.entities:
+    for entity in entities:
         if entity.owned:
             records = [r for c in people for r in ctx.owned.get(c["customer_id"], {}).get(entity.collection, [])]
         else:
@@ -201,7 +210,7 @@ def build_world(
     # Template values: identity, facts, then the caller's first record of each entity, the skill's
     # last-listed (most specific) entity first when two share a field name.
     vals = _Values({**customer, **facts, **display})
-    for collection in reversed(list(dict.fromkeys(e.collection for e in spec.entities))):
+    for collection in reversed(list(dict.fromkeys(e.collection for e in entities))):
         mine = [r for r in state[collection] if r.get("customer_id") in (None, customer["customer_id"])]
         for key, value in (mine[0] if mine else {}).items():
             vals.setdefault(key, value)
@@ -246,13 +255,14 @@ def build_candidates(
     oos_pool = list(spec.out_of_scope) + list(industry.out_of_scope)
     pool = pool_for(seed)
 
-    withheld_key = withheld_reference(spec, tools)
-    for v_index, variant in enumerate(variants(spec, tools)):
+    entities = industry.entities_of(spec)
+    withheld_key = withheld_reference(spec, entities, tools)
+    for v_index, variant in enumerate(variants(spec, entities, tools)):
         for k in range(REPEATS):
             cand_seed = seed_for(seed, skill.id, variant.slug, k)
             rng = random.Random(cand_seed)
             persona = persona_for(skill_index * 3 + v_index * 7 + k * 3, skill_index + k)
-            world = build_world(spec, skill, tools, cand_seed, persona, pool)
+            world = build_world(spec, entities, skill, tools, cand_seed, persona, pool)
             customer = world.customer
             true_facts = {f: customer[f] for f in factors}
             happy_facts = {**true_facts, **world.facts}
