@@ -11,6 +11,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from skillbench.benchmark.schema import BenchmarkManifest, Scenario, ScenarioFile, Skill, ToolServer, ToolSpec
+from skillbench.benchmark.version import content_version
 from skillbench.core.errors import BenchmarkDataError, first_cause_first, spelling_hint
 
 PACKAGED_DIR = Path(__file__).parent / "data"
@@ -29,6 +30,7 @@ class Benchmark:
     skills: dict[str, Skill]
     scenarios: list[Scenario]
     files: dict[str, Path] = field(default_factory=dict)  # record id → the file it came from
+    version: str = ""  # content hash of tools/, skills/ and scenarios/ (skillbench.benchmark.version)
 
     def skill_of(self, scenario: Scenario) -> Skill:
         return self.skills[scenario.skill_id]
@@ -156,4 +158,8 @@ def _load_cached(root_str: str) -> Benchmark:
             files[scenario.id] = path
     if not scenarios:
         raise BenchmarkDataError(f"{root}: no scenarios found under scenarios/. Fix: add at least one scenario file.")
-    return Benchmark(root=root, manifest=manifest, tools=tools, skills=skills, scenarios=scenarios, files=files)
+    texts = {f"{path.parent.name}/{path.name}": path.read_text(encoding="utf-8") for path in set(files.values())}
+    return Benchmark(
+        root=root, manifest=manifest, tools=tools, skills=skills, scenarios=scenarios, files=files,
+        version=content_version(texts),
+    )

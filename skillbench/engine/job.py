@@ -16,7 +16,7 @@ from skillbench.benchmark.schema import Scenario
 from skillbench.benchmark.selection import select_scenarios
 from skillbench.config.schema import RunConfig
 from skillbench.core.errors import InfrastructureError
-from skillbench.core.records import Rollout, Usage
+from skillbench.core.records import Rollout, RuleCheck, Usage
 from skillbench.engine.progress import Progress
 from skillbench.engine.results import (
     CONFIG_FILE,
@@ -24,11 +24,10 @@ from skillbench.engine.results import (
     SUMMARY_FILE,
     JobSummary,
     ResultRow,
-    job_labels,
+    assemble_row,
 )
 from skillbench.engine.summary import summarize
-from skillbench.evaluation import apply_pass_rule, judge_transcript, run_rule_checks, verdict_key
-from skillbench.evaluation.pass_rule import rule_based_pass
+from skillbench.evaluation import judge_transcript, run_rule_checks, verdict_key
 from skillbench.evaluation.records import Verdict
 from skillbench.models.client import ClientPool, ModelClient
 from skillbench.prompts import AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, render_judge_prompt
@@ -101,7 +100,7 @@ async def _obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tup
 
 
 async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
-    cfg = ctx.cfg
+    """Rollout (stored or new) → rule checks → verdict (stored or new) → one result row."""
     skill = ctx.benchmark.skill_of(scenario)
     started = time.perf_counter()
     rollout, rollout_reused = await _obtain_rollout(ctx, scenario)
@@ -109,46 +108,20 @@ async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
     usage: dict[str, Usage] = {
         role: (value.as_cache_hit() if rollout_reused else value) for role, value in rollout.usage.items()
     }
-    checks = run_rule_checks(rollout, scenario, skill) if rollout.termination != "infra_error" else []
+    checks: list[RuleCheck] = []
     verdict: Verdict | None = None
     judge_s = 0.0
     if rollout.termination != "infra_error":
+        checks = run_rule_checks(rollout, scenario, skill)
         started = time.perf_counter()
         prompt = render_judge_prompt(skill, scenario, rollout, checks)
         verdict, verdict_reused = await _obtain_verdict(ctx, prompt, rollout)
         judge_s = time.perf_counter() - started
         usage["judge"] = verdict.usage.as_cache_hit() if verdict_reused else verdict.usage
-    scores = verdict.scores if verdict else None
-    decision = apply_pass_rule(checks, scores, cfg.pass_rule)
-    judge_error = verdict.judge_error if verdict else None
-    infra = rollout.infra_error or (f"judge endpoint: {judge_error}" if verdict and verdict.error_kind == "infra" else None)
-    row = ResultRow(
-        scenario_id=scenario.id,
-        skill_id=scenario.skill_id,
-        industry=skill.industry,
-        path=scenario.path,
-        persona=scenario.persona.label,
-        expected_outcome=scenario.expected_outcome,
-        **job_labels(cfg),
-        simulated=cfg.agent.simulated,
-        rollout_key=rollout.key,
-        verdict_key=verdict.key if verdict else None,
-        termination=rollout.termination,
-        turns=rollout.turns,
-        tool_calls=sum(1 for r in rollout.tool_calls if not r.control),
-        tool_errors=sum(1 for r in rollout.tool_calls if r.is_error),
-        rule_checks=checks,
-        rule_passed=rule_based_pass(checks) if checks else None,
-        scores=scores,
-        judge_error=None if infra else judge_error,
-        infra_error=infra,
-        passed=decision.passed if not infra else None,
-        fail_reasons=decision.reasons if decision.passed is False else [],
-        usage=usage,
-        rollout_s=round(rollout_s, 4),
-        judge_s=round(judge_s, 4),
+    row = assemble_row(
+        ctx.cfg, scenario, skill, ctx.benchmark.version, rollout, checks, verdict, usage, (rollout_s, judge_s)
     )
-    ctx.progress.record(usage, infra_error=infra is not None, judge_error=row.judge_error is not None)
+    ctx.progress.record(usage, infra_error=row.infra_error is not None, judge_error=row.judge_error is not None)
     return row
 
 
@@ -208,7 +181,9 @@ async def run_job_async(cfg: RunConfig, job_dir: Path) -> JobSummary:
     tmp = results_path.with_suffix(".jsonl.tmp")
     tmp.write_text("".join(row.model_dump_json() + "\n" for row in ordered), encoding="utf-8")
     tmp.replace(results_path)
-    summary = summarize(ordered, cfg, started=started_at, wall_time_s=time.perf_counter() - started)
+    summary = summarize(
+        ordered, cfg, started=started_at, wall_time_s=time.perf_counter() - started, benchmark_version=benchmark.version
+    )
     write_json_atomic(job_dir / SUMMARY_FILE, summary.model_dump(mode="json"))
     log.info(ctx.progress.line())
     log.info(

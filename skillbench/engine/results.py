@@ -6,9 +6,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from skillbench.benchmark.schema import Scenario, Skill
 from skillbench.config.schema import RunConfig
-from skillbench.core.records import RuleCheck, Termination, Usage
+from skillbench.core.records import Rollout, RuleCheck, Termination, Usage
 from skillbench.core.rubric import JudgeScores
+from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
+from skillbench.evaluation.records import Verdict
 
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -33,6 +36,7 @@ class ResultRow(BaseModel):
     mock: str
     pass_rule: str
     benchmark: str
+    benchmark_version: str = Field("", description="Content hash of the benchmark's files (empty in older runs).")
     simulated: bool = Field(description="True if the agent is an offline simulated model.")
     rollout_key: str | None = None
     verdict_key: str | None = None
@@ -63,6 +67,7 @@ class JobSummary(BaseModel):
     mock: str
     pass_rule: str
     benchmark: str
+    benchmark_version: str = Field("", description="Content hash of the benchmark's files (empty in older runs).")
     agent_model: str
     judge_model: str
     simulated_agent: bool
@@ -108,3 +113,54 @@ def pass_counts(rows: list[ResultRow]) -> tuple[int, int, float | None]:
     scored = sum(row.passed is not None for row in rows)
     passed = sum(row.passed is True for row in rows)
     return passed, scored, passed / scored if scored else None
+
+
+def assemble_row(
+    cfg: RunConfig,
+    scenario: Scenario,
+    skill: Skill,
+    benchmark_version: str,
+    rollout: Rollout,
+    checks: list[RuleCheck],
+    verdict: Verdict | None,
+    usage: dict[str, Usage],
+    timings: tuple[float, float],
+) -> ResultRow:
+    """One result row from the finished steps of a scenario (pure: no models, no I/O).
+
+    An infrastructure failure of the rollout or of the judge endpoint makes the row unscored
+    (``passed=None``); a judge that gave no usable reply leaves it unscored as a judge error.
+    """
+    infra = rollout.infra_error or (
+        f"judge endpoint: {verdict.judge_error}" if verdict is not None and verdict.error_kind == "infra" else None
+    )
+    scores = verdict.scores if verdict is not None else None
+    decision = apply_pass_rule(checks, scores, cfg.pass_rule)
+    rollout_s, judge_s = timings
+    return ResultRow(
+        scenario_id=scenario.id,
+        skill_id=scenario.skill_id,
+        industry=skill.industry,
+        path=scenario.path,
+        persona=scenario.persona.label,
+        expected_outcome=scenario.expected_outcome,
+        **job_labels(cfg),
+        benchmark_version=benchmark_version,
+        simulated=cfg.agent.simulated,
+        rollout_key=rollout.key,
+        verdict_key=verdict.key if verdict is not None else None,
+        termination=rollout.termination,
+        turns=rollout.turns,
+        tool_calls=sum(1 for r in rollout.tool_calls if not r.control),
+        tool_errors=sum(1 for r in rollout.tool_calls if r.is_error),
+        rule_checks=checks,
+        rule_passed=rule_based_pass(checks) if checks else None,
+        scores=scores,
+        judge_error=None if infra or verdict is None else verdict.judge_error,
+        infra_error=infra,
+        passed=decision.passed if not infra else None,
+        fail_reasons=decision.reasons if decision.passed is False and not infra else [],
+        usage=usage,
+        rollout_s=round(rollout_s, 4),
+        judge_s=round(judge_s, 4),
+    )

@@ -27,7 +27,9 @@ def path_breakdown(rows: list[ResultRow]) -> dict[str, dict[str, Any]]:
     return breakdown
 
 
-def summarize(rows: list[ResultRow], cfg: RunConfig, *, started: datetime, wall_time_s: float) -> JobSummary:
+def summarize(
+    rows: list[ResultRow], cfg: RunConfig, *, started: datetime, wall_time_s: float, benchmark_version: str = ""
+) -> JobSummary:
     rule_rows = [row for row in rows if row.rule_passed is not None]
     with_scores = [row.scores for row in rows if row.scores is not None]
     usage = {role: Usage() for role in ROLES}
@@ -37,6 +39,7 @@ def summarize(rows: list[ResultRow], cfg: RunConfig, *, started: datetime, wall_
     passed, scored, pass_rate = pass_counts(rows)
     return JobSummary(
         **job_labels(cfg),
+        benchmark_version=benchmark_version,
         agent_model=cfg.agent.model,
         judge_model=cfg.judge.model,
         simulated_agent=cfg.agent.simulated,

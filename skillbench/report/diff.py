@@ -69,6 +69,28 @@ class RunDiff(DiffRecord):
     )
     availability: list[Flip] = Field(description="Verdict ↔ no verdict changes (judge or infra errors).")
     identical: bool = Field(description="No config change, no flip, no availability change, same cells.")
+    warnings: list[str] = Field(default_factory=list, description="Reasons the two sides may not be comparable.")
+
+
+def _benchmark_versions(jobs: list[Job]) -> dict[str, set[str]]:
+    """Benchmark name → content versions its rows were produced on (runs before versions record none)."""
+    versions: dict[str, set[str]] = {}
+    for job in jobs:
+        for row in job.rows:
+            if row.benchmark_version:
+                versions.setdefault(row.benchmark, set()).add(row.benchmark_version)
+    return versions
+
+
+def version_warnings(a_jobs: list[Job], b_jobs: list[Job]) -> list[str]:
+    """A warning per benchmark that A and B ran in different versions (same name, other content)."""
+    a, b = _benchmark_versions(a_jobs), _benchmark_versions(b_jobs)
+    return [
+        f"benchmark '{name}' differs between the runs (A: {', '.join(sorted(a[name]))}; B: {', '.join(sorted(b[name]))}): "
+        f"scenarios with the same id may have different content, so verdict changes may come from the data"
+        for name in sorted(set(a) & set(b))
+        if a[name] != b[name]
+    ]
 
 
 def _group_dumps(jobs: list[Job], group: str) -> dict[str, dict[str, Any]]:
@@ -231,6 +253,7 @@ def diff_jobs(a_jobs: list[Job], b_jobs: list[Job], a_paths: list[str], b_paths:
         flips=flips,
         availability=availability,
         identical=identical,
+        warnings=version_warnings(a_jobs, b_jobs),
     )
 
 
@@ -252,6 +275,7 @@ def _pct(value: float | None) -> str:
 
 def diff_markdown(diff: RunDiff, max_flips: int = 50) -> str:
     lines = [f"# skillbench diff\n\nA: {', '.join(diff.a)}  \nB: {', '.join(diff.b)}", ""]
+    lines += [f"**Warning**: {warning}." for warning in diff.warnings] + ([""] if diff.warnings else [])
     if diff.identical:
         lines += ["**No changes**: same configs, same cells, same verdicts.", ""]
     lines.append("## Config changes\n")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from skillbench.benchmark import load_benchmark
 from skillbench.engine import RESULTS_FILE, SUMMARY_FILE, ResultRow, run_job, run_job_async
 from tests.conftest import compose_config
 
@@ -33,8 +34,11 @@ def test_default_job_writes_rows_and_summary(tmp_path: Path) -> None:
     assert summary.pass_rate is not None
     saved = json.loads((tmp_path / "job" / SUMMARY_FILE).read_text())
     assert saved["pass_rate"] == summary.pass_rate
+    version = load_benchmark(cfg.benchmark.source).version
+    assert summary.benchmark_version == version and len(version) == 16
     for row in rows:
         assert row.simulated and row.rollout_key and row.termination
+        assert row.benchmark_version == version
 
 
 def test_rerun_and_new_judge_and_new_pass_rule_reuse_the_store(tmp_path: Path) -> None:

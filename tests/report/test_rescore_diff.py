@@ -12,6 +12,7 @@ from scipy import stats as scipy_stats
 from skillbench.cli import main as skillbench_main
 from skillbench.core.rubric import JudgeScores
 from skillbench.report import ReportError, diff_runs, load_jobs
+from skillbench.report.diff import diff_markdown
 from skillbench.report.model import Report
 from skillbench.report.rescore import compose_overrides, resolve_rules
 
@@ -201,3 +202,17 @@ def test_diff_lists_cells_present_on_one_side(tmp_path: Path) -> None:
         "sim_sloppy",
     ]
     assert not diff.identical
+
+
+def test_diff_warns_when_the_runs_used_different_benchmark_versions(tmp_path: Path) -> None:
+    def version(tag: str):
+        return lambda agent, judge, scenario, row: row.model_copy(update={"benchmark_version": tag})
+
+    a = write_sweep(tmp_path, agents=["sim_careful"], judges=["sim_balanced"], scenarios=4, stamp="a", hook=version("v1"))
+    same = write_sweep(tmp_path, agents=["sim_careful"], judges=["sim_balanced"], scenarios=4, stamp="s", hook=version("v1"))
+    other = write_sweep(tmp_path, agents=["sim_careful"], judges=["sim_balanced"], scenarios=4, stamp="o", hook=version("v2"))
+    assert diff_runs(a, same).warnings == []
+    diff = diff_runs(a, other)
+    (warning,) = diff.warnings
+    assert "A: v1" in warning and "B: v2" in warning
+    assert f"**Warning**: {warning}" in diff_markdown(diff)
