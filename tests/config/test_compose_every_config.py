@@ -19,8 +19,26 @@ def options(group: str) -> list[str]:
 @pytest.mark.parametrize(("group", "option"), [(g, o) for g in GROUPS for o in options(g)])
 def test_every_option_composes(group: str, option: str) -> None:
     cfg = compose_config(f"{group}={option}")
-    if group in {"agent", "judge", "user_sim", "mock", "pass_rule", "benchmark"}:
-        assert getattr(cfg, group).name in {option, getattr(cfg, group).name}
+    if group == "experiment":
+        assert cfg.experiment == option
+    else:  # an option's name is its file name: folders, labels and reports rely on it
+        assert getattr(cfg, group).name == option
+
+
+@pytest.mark.parametrize("experiment", options("experiment"))
+def test_every_experiment_sweeps_existing_options(experiment: str) -> None:
+    from hydra import compose, initialize_config_module
+
+    with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
+        cfg = compose("config", overrides=[f"experiment={experiment}"], return_hydra_config=True)
+    params = cfg.hydra.sweeper.params or {}
+    for key, values in params.items():
+        if key in GROUPS:
+            unknown = sorted(set(str(values).split(",")) - set(options(key)))
+            assert not unknown, f"experiment {experiment} sweeps {key} over missing options {unknown}"
+        else:  # a swept field: each value must validate
+            for value in str(values).split(","):
+                compose_config(f"experiment={experiment}", f"{key}={value}")
 
 
 PAPER_AGENTS = {
