@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from skillbench.core.records import Outcome, ScenarioPath
+from skillbench.core.records import Outcome, RuleCheck, ScenarioPath
 from skillbench.core.rubric import DIMENSIONS
 
 MIN_PREFIX = "min_"  # pass_rule.min_<dimension>: the flat key of each rubric threshold
@@ -94,6 +94,14 @@ class _PassRuleBase(Strict):
     )
     fail_on_hallucinated_action: bool = True
     fail_on_hard_rule_failure: bool = True
+    hard_checks: list[str] | None = Field(
+        None,
+        description="Rule checks that count as hard under this rule (registered names); null: each check's own default.",
+    )
+
+    def is_hard(self, check: RuleCheck) -> bool:
+        """Hardness of a stored check under this rule (the stored ``hard`` is the check's default)."""
+        return check.hard if self.hard_checks is None else check.name in self.hard_checks
 
     def minimum(self, dimension: str) -> int | None:
         """The threshold on one rubric dimension (None: no threshold)."""

@@ -27,7 +27,13 @@ from skillbench.engine.results import (
     job_labels,
 )
 from skillbench.engine.summary import summarize
-from skillbench.evaluation import apply_pass_rule, judge_transcript, run_rule_checks, verdict_key
+from skillbench.evaluation import (
+    apply_pass_rule,
+    judge_transcript,
+    rule_checks_version,
+    run_rule_checks,
+    verdict_key,
+)
 from skillbench.evaluation.pass_rule import rule_based_pass
 from skillbench.evaluation.records import Verdict
 from skillbench.models.client import ClientPool, ModelClient
@@ -138,7 +144,8 @@ async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
         tool_calls=sum(1 for r in rollout.tool_calls if not r.control),
         tool_errors=sum(1 for r in rollout.tool_calls if r.is_error),
         rule_checks=checks,
-        rule_passed=rule_based_pass(checks) if checks else None,
+        rule_checks_version=rule_checks_version(),
+        rule_passed=rule_based_pass(checks, cfg.pass_rule) if checks else None,
         scores=scores,
         judge_error=None if infra else judge_error,
         infra_error=infra,

@@ -40,6 +40,9 @@ class ResultRow(BaseModel):
     tool_calls: int
     tool_errors: int
     rule_checks: list[RuleCheck]
+    rule_checks_version: str | None = Field(
+        None, description="Hash of the registered rule checks (names, versions, default hardness); None in old rows."
+    )
     rule_passed: bool | None = Field(description="Pass by the rule checks alone (no hard failure); None on infra error.")
     scores: JudgeScores | None = None
     judge_error: str | None = None
@@ -71,6 +74,7 @@ class JobSummary(BaseModel):
     passed: int
     pass_rate: float | None = Field(description="passed / scored.")
     rule_pass_rate: float | None = Field(description="Share of rollouts with no hard rule failure (infra errors excluded).")
+    rule_checks_version: str | None = Field(None, description="The rows' rule_checks_version (None in old summaries).")
     rubric_means: dict[str, float | None]
     task_completion: dict[str, int]
     terminations: dict[str, int]

@@ -25,9 +25,9 @@ from skillbench.config.schema import MockConfig, ModelConfig, PassRuleConfig
 from skillbench.core.errors import ToolError
 from skillbench.core.records import Message, Rollout, RuleCheck, ToolCall, ToolCallRecord
 from skillbench.core.rubric import JudgeScores
+from skillbench.evaluation.checks import run_rule_checks
 from skillbench.evaluation.pass_rule import apply_pass_rule
 from skillbench.evaluation.records import PassDecision
-from skillbench.evaluation.rules import run_rule_checks
 from skillbench.models.simulated import SIM_MODELS, SimRequest
 from skillbench.models.simulated.reading import tool_key
 from skillbench.prompts import (
