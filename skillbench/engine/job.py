@@ -40,7 +40,7 @@ from skillbench.models.client import ClientPool, ModelClient
 from skillbench.prompts import AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, render_judge_prompt
 from skillbench.prompts.tool_result import TOOL_RESULT_PROMPT_VERSION
 from skillbench.rollout.orchestrator import RolloutParams, run_rollout
-from skillbench.store import ArtifactStore, content_hash, model_identity, write_json_atomic
+from skillbench.store import ArtifactStore, content_hash, mock_identity, model_identity, write_json_atomic
 
 log = logging.getLogger("skillbench.job")
 
@@ -52,7 +52,7 @@ def rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario) -> str
         {
             "agent": model_identity(cfg.agent),
             "user_sim": {**model_identity(cfg.user_sim), "stop_marker": cfg.user_sim.stop_marker},
-            "mock": cfg.mock.model_dump(mode="json", exclude={"name"}),
+            "mock": mock_identity(cfg.mock),
             "scenario": scenario.model_dump(mode="json"),
             "skill": skill.model_dump(mode="json"),
             "tools": [tool.model_dump(mode="json") for tool in benchmark.toolkit(skill)],

@@ -8,7 +8,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from skillbench.config.schema import ModelConfig
+from skillbench.config.schema import MockConfig, ModelConfig
+
+# Before the mock config became one class per response mode, every mode's dump had these two fields.
+# Filling them in keeps the rollout keys (and so the stored rollouts) of earlier runs valid.
+_FLAT_MOCK_FIELDS: dict[str, Any] = {"llm": None, "static_responses": {}}
 
 # Fields of a model config that change what the model answers. Endpoints, keys, concurrency,
 # timeouts and retries do not, so changing them reuses stored artifacts.
@@ -25,3 +29,8 @@ def content_hash(obj: Any) -> str:
 
 def model_identity(cfg: ModelConfig) -> dict[str, Any]:
     return {name: getattr(cfg, name) for name in _BEHAVIOURAL_FIELDS}
+
+
+def mock_identity(cfg: MockConfig) -> dict[str, Any]:
+    """Every mock setting but its name, as the rollout key hashes it."""
+    return {**_FLAT_MOCK_FIELDS, **cfg.model_dump(mode="json", exclude={"name"})}
