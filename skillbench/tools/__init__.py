@@ -8,7 +8,7 @@ to the environment) belong to the benchmark (:mod:`skillbench.benchmark.state`);
 from skillbench.tools.modes import RESPONSE_MODES, MockContext, ResponseMode
 from skillbench.tools.server import ERROR_KIND_META, MockToolServer, ToolOutcome
 from skillbench.tools.session import ToolSession, open_tool_session
-from skillbench.tools.stages import MOCK_STAGES, MockCall, StageHost, mock_stage
+from skillbench.tools.stages import MOCK_STAGES, MockCall, StageHost, Step, mock_stage
 from skillbench.tools.toolkit import openai_tool, openai_tool_name
 from skillbench.tools.validation import ArgumentValidator
 
@@ -22,6 +22,7 @@ __all__ = [
     "MockToolServer",
     "ResponseMode",
     "StageHost",
+    "Step",
     "ToolOutcome",
     "ToolSession",
     "mock_stage",
