@@ -1,9 +1,9 @@
 """The mock tool server of one scenario: the skill's tools over MCP, answered by the configured response mode.
 
 Every call goes through the registered stages (:mod:`skillbench.tools.stages`): latency → unknown tool? →
-argument validation → injected failure? → response mode. The result is
-an MCP ``CallToolResult``: the JSON the tool returned as text (and as structured content), or an
-``isError`` result whose text says what went wrong and whose ``_meta`` carries the error kind.
+argument validation → injected failure? → response mode. The result is an MCP ``CallToolResult``: the
+JSON the tool returned as text (and as structured content), or an ``isError`` result whose text says
+what went wrong and whose ``_meta`` carries the error kind.
 """
 
 from __future__ import annotations
