@@ -16,8 +16,10 @@ from omegaconf import DictConfig
 
 from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.config import RunConfig, validate_config
+from skillbench.config.schema import LlmMock
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
 from skillbench.engine.job import run_job
+from skillbench.engine.names import check_registered_names
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE
 from skillbench.store import write_json_atomic
 
@@ -48,7 +50,7 @@ def _remove_hydra_leftovers(job_dir: Path, multirun: bool) -> None:
 def check_credentials(cfg: RunConfig) -> None:
     """A hosted provider without its key would fail every call; say so once, before anything runs."""
     roles = [("agent", cfg.agent), ("judge", cfg.judge), ("user_sim", cfg.user_sim)]
-    if cfg.mock.llm is not None:
+    if isinstance(cfg.mock, LlmMock):
         roles.append(("mock.llm", cfg.mock.llm))
     for role, model in roles:
         self_hosted = model.api_base is not None  # an OpenAI-compatible server of your own may need no key
@@ -66,7 +68,9 @@ def main(cfg: DictConfig) -> float | None:
     job_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     try:
-        run_cfg = validate_config(cfg, choices=dict(hydra_cfg.runtime.choices))
+        choices = dict(hydra_cfg.runtime.choices)
+        run_cfg = validate_config(cfg, choices=choices)
+        check_registered_names(run_cfg, choices)
         check_credentials(run_cfg)
         # Load and select the scenarios up front: a malformed data file is refused like a bad config.
         select_scenarios(load_benchmark(run_cfg.benchmark.source), run_cfg.benchmark)

@@ -66,6 +66,23 @@ def test_bad_override_one_error_no_output(tmp_path: Path, override: str, expecte
     assert not [p for p in tmp_path.rglob("*") if p.is_file()]  # no output folder, no partial results
 
 
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        (["mock.response_mode=statefull"], ["conf/mock/stateful.yaml", "mock.response_mode", "'statefull'", "llm, stateful, static"]),
+        (["pass_rule.hard_checks=[target_state]"], ["conf/pass_rule/paper.yaml", "pass_rule.hard_checks", "'target_state'"]),
+        (["mock.response_mode=statefull", "-m"], ["unknown mock response mode 'statefull'"]),
+    ],
+)
+def test_unknown_registry_name_one_line_exit_2_no_folder(tmp_path: Path, overrides: list[str], expected: list[str]) -> None:
+    result = run(tmp_path, *overrides)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("skillbench: "), result.stderr
+    assert all(part in lines[0] for part in expected), lines[0]
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]  # no output folder, no partial results
+
+
 def test_malformed_benchmark_file_names_the_file(tmp_path: Path) -> None:
     import shutil
 

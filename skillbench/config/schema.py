@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter, create_model
 
-from skillbench.core.records import Outcome, ScenarioPath
+from skillbench.core.records import Outcome, RuleCheck, ScenarioPath
 from skillbench.core.rubric import DIMENSIONS
 
 MIN_PREFIX = "min_"  # pass_rule.min_<dimension>: the flat key of each rubric threshold
@@ -65,24 +65,66 @@ class FailureInjectionConfig(Strict):
     error_message: str = Field("Service temporarily unavailable (HTTP 503). Please retry.", description="Injected error text.")
 
 
-class MockConfig(Strict):
-    """How the MCP mock tools answer."""
+class MockBase(Strict):
+    """What every mock response mode shares: validation, failures, timeout and latency."""
 
     name: str
-    response_mode: str = Field("stateful", description="Registered response mode: stateful, llm or static.")
     validate_arguments: bool = Field(True, description="Validate arguments against each tool's JSON Schema.")
     honor_scenario_failures: bool = Field(True, description="Apply the failures a scenario itself declares.")
     failures: FailureInjectionConfig = Field(default_factory=FailureInjectionConfig)
     timeout_s: float = Field(2.0, gt=0, description="How long a timed-out call waits before failing.")
     latency_ms: float = Field(0.0, ge=0, description="Artificial latency added to every call.")
-    llm: ModelConfig | None = Field(None, description="Model writing tool results in llm mode.")
-    static_responses: dict[str, dict] = Field(default_factory=dict, description="Tool name → fixed result (static mode).")
 
-    @model_validator(mode="after")
-    def _llm_mode_needs_model(self) -> MockConfig:
-        if self.response_mode == "llm" and self.llm is None:
-            raise ValueError("response_mode 'llm' needs mock.llm (a model config)")
-        return self
+
+class StatefulMock(MockBase):
+    """Tools answer from, and write to, the scenario's environment state."""
+
+    response_mode: Literal["stateful"] = "stateful"
+
+
+class LlmMock(MockBase):
+    """A model writes each tool result from the tool's definition, the arguments and the state."""
+
+    response_mode: Literal["llm"] = "llm"
+    llm: ModelConfig = Field(description="Model writing tool results.")
+
+
+class StaticMock(MockBase):
+    """Every tool returns a fixed result; no state."""
+
+    response_mode: Literal["static"] = "static"
+    static_responses: dict[str, dict] = Field(default_factory=dict, description="Tool name → fixed result.")
+
+
+class PluginMock(MockBase):
+    """A response mode registered outside skillbench; the app checks the name against RESPONSE_MODES."""
+
+    response_mode: str = Field(description="Name of a registered response mode.")
+    options: dict[str, Any] = Field(default_factory=dict, description="The mode's own settings (mock.options.<key>).")
+
+
+BUILTIN_MOCKS: dict[str, type[MockBase]] = {"stateful": StatefulMock, "llm": LlmMock, "static": StaticMock}
+_PLUGIN_TAG = "plugin"
+
+
+def _mock_tag(value: Any) -> str:
+    """The union member of a mock config: a built-in mode by name, else a plugin mode (stateful if unset)."""
+    mode = value.get("response_mode", "stateful") if isinstance(value, dict) else getattr(value, "response_mode", None)
+    return mode if mode in BUILTIN_MOCKS else _PLUGIN_TAG
+
+
+# One member per response mode, chosen by `response_mode`, so each mode has only its own options.
+MockConfig = Annotated[
+    Annotated[StatefulMock, Tag("stateful")]
+    | Annotated[LlmMock, Tag("llm")]
+    | Annotated[StaticMock, Tag("static")]
+    | Annotated[PluginMock, Tag(_PLUGIN_TAG)],
+    Discriminator(_mock_tag),
+]
+# The tags pydantic inserts into error locations after ``mock`` (validation drops them from messages).
+MOCK_TAGS = frozenset((*BUILTIN_MOCKS, _PLUGIN_TAG))
+MOCK_ADAPTER: TypeAdapter[MockConfig] = TypeAdapter(MockConfig)
+"""Validates a mock config on its own (``MOCK_ADAPTER.validate_python(data)``), e.g. a YAML file."""
 
 
 class _PassRuleBase(Strict):
@@ -94,6 +136,14 @@ class _PassRuleBase(Strict):
     )
     fail_on_hallucinated_action: bool = True
     fail_on_hard_rule_failure: bool = True
+    hard_checks: list[str] | None = Field(
+        None,
+        description="Rule checks that count as hard under this rule (registered names); null: each check's own default.",
+    )
+
+    def is_hard(self, check: RuleCheck) -> bool:
+        """Hardness of a stored check under this rule (the stored ``hard`` is the check's default)."""
+        return check.hard if self.hard_checks is None else check.name in self.hard_checks
 
     def minimum(self, dimension: str) -> int | None:
         """The threshold on one rubric dimension (None: no threshold)."""

@@ -10,21 +10,33 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
-from skillbench.config.schema import RunConfig
+from skillbench.config.schema import BUILTIN_MOCKS, MOCK_TAGS, PluginMock, RunConfig
 from skillbench.core.errors import ConfigError, first_cause_first
 
 
-def _where(group: str, choices: Mapping[str, str | None]) -> str:
+def config_file(group: str, choices: Mapping[str, str | None]) -> str:
+    """The file a config group's values came from, as error messages name it."""
     choice = choices.get(group)
     if choice:
         return f"conf/{group}/{choice}.yaml"
     return "conf/config.yaml"
 
 
-def _known_field_hint(err: Any) -> str | None:
+def _untag(loc: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any]:
+    """The error location without the union tag pydantic inserts after ``mock`` (users never write it),
+    and the mock config class that tag stands for (None elsewhere)."""
+    if len(loc) >= 2 and loc[0] == "mock" and loc[1] in MOCK_TAGS:
+        return (loc[0], *loc[2:]), BUILTIN_MOCKS.get(str(loc[1]), PluginMock)
+    return loc, None
+
+
+def _known_field_hint(err: Any, mock_model: Any) -> str | None:
     """For an unknown key, the closest real field of the same config section, if any is close."""
     model: Any = RunConfig
     for part in err["loc"][:-1]:
+        if model is RunConfig and part == "mock" and mock_model is not None:
+            model = mock_model
+            continue
         field = getattr(model, "model_fields", {}).get(str(part))
         if field is None or not hasattr(field.annotation, "model_fields"):
             return None
@@ -48,7 +60,7 @@ def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, s
         key = getattr(exc, "full_key", None) or "?"
         group = str(key).split(".")[0]
         raise ConfigError(
-            f"config error in {_where(group, choices)} at '{key}': {exc.msg if hasattr(exc, 'msg') else exc}. "
+            f"config error in {config_file(group, choices)} at '{key}': {exc.msg if hasattr(exc, 'msg') else exc}. "
             f"Fix: set it on the command line, e.g. {key}=<value>, or in that file."
         ) from None
     assert isinstance(data, dict)
@@ -57,16 +69,17 @@ def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, s
         return RunConfig.model_validate(data)
     except ValidationError as exc:
         errors = first_cause_first(exc)
-        err = errors[0]
+        err = dict(errors[0])
+        err["loc"], mock_model = _untag(tuple(err["loc"]))
         loc = ".".join(str(p) for p in err["loc"])
         group = str(err["loc"][0]) if err["loc"] else ""
         if err["type"] == "extra_forbidden":
-            fix = f"remove '{loc}' or correct its spelling (see the fields of {_where(group, choices)})"
-            fix = _known_field_hint(err) or fix
+            fix = f"remove '{loc}' or correct its spelling (see the fields of {config_file(group, choices)})"
+            fix = _known_field_hint(err, mock_model) or fix
         elif err["type"] == "missing":
-            fix = f"add '{loc}' to {_where(group, choices)} or pass {loc}=<value>"
+            fix = f"add '{loc}' to {config_file(group, choices)} or pass {loc}=<value>"
         else:
-            fix = f"pass a valid value, e.g. {loc}=<value>, or edit {_where(group, choices)}"
+            fix = f"pass a valid value, e.g. {loc}=<value>, or edit {config_file(group, choices)}"
         got = f" (got {err['input']!r})" if err["type"] not in {"missing"} and not isinstance(err.get("input"), dict) else ""
         more = f" [and {len(errors) - 1} more problem(s)]" if len(errors) > 1 else ""
-        raise ConfigError(f"config error in {_where(group, choices)} at '{loc}': {err['msg']}{got}. Fix: {fix.rstrip('.?')}{'?' if fix.endswith('?') else '.'}{more}") from None
+        raise ConfigError(f"config error in {config_file(group, choices)} at '{loc}': {err['msg']}{got}. Fix: {fix.rstrip('.?')}{'?' if fix.endswith('?') else '.'}{more}") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
@@ -40,6 +41,26 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         return sorted(self._items)
+
+    def values(self) -> list[T]:
+        """Registered objects in registration order (the order an ordered extension point runs in)."""
+        return list(self._items.values())
+
+    def unregister(self, name: str) -> T:
+        """Remove a registration (tests, and plugins that replace a built-in)."""
+        try:
+            return self._items.pop(name)
+        except KeyError:
+            raise UnknownComponentError(f"unknown {self.kind} {name!r}") from None
+
+    @contextlib.contextmanager
+    def registered(self, name: str, obj: T) -> Iterator[T]:
+        """``obj`` registered under ``name`` for the duration of a ``with`` block (tests)."""
+        self.register(name)(obj)
+        try:
+            yield obj
+        finally:
+            self.unregister(name)
 
     def __contains__(self, name: object) -> bool:
         return name in self._items

@@ -10,6 +10,7 @@ from skillbench.benchmark.schema import Scenario, Skill
 from skillbench.config.schema import RunConfig
 from skillbench.core.records import Rollout, RuleCheck, Termination, Usage
 from skillbench.core.rubric import JudgeScores
+from skillbench.evaluation.checks import rule_checks_version
 from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
 from skillbench.evaluation.records import Verdict
 
@@ -45,6 +46,9 @@ class ResultRow(BaseModel):
     tool_calls: int
     tool_errors: int
     rule_checks: list[RuleCheck]
+    rule_checks_version: str | None = Field(
+        None, description="Hash of the registered rule checks (names, versions, default hardness); None in old rows."
+    )
     rule_passed: bool | None = Field(description="Pass by the rule checks alone (no hard failure); None on infra error.")
     scores: JudgeScores | None = None
     judge_error: str | None = None
@@ -77,6 +81,7 @@ class JobSummary(BaseModel):
     passed: int
     pass_rate: float | None = Field(description="passed / scored.")
     rule_pass_rate: float | None = Field(description="Share of rollouts with no hard rule failure (infra errors excluded).")
+    rule_checks_version: str | None = Field(None, description="The rows' rule_checks_version (None in old summaries).")
     rubric_means: dict[str, float | None]
     task_completion: dict[str, int]
     terminations: dict[str, int]
@@ -154,7 +159,8 @@ def assemble_row(
         tool_calls=sum(1 for r in rollout.tool_calls if not r.control),
         tool_errors=sum(1 for r in rollout.tool_calls if r.is_error),
         rule_checks=checks,
-        rule_passed=rule_based_pass(checks) if checks else None,
+        rule_checks_version=rule_checks_version(),
+        rule_passed=rule_based_pass(checks, cfg.pass_rule) if checks else None,
         scores=scores,
         judge_error=None if infra or verdict is None else verdict.judge_error,
         infra_error=infra,

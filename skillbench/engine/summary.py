@@ -27,10 +27,23 @@ def path_breakdown(rows: list[ResultRow]) -> dict[str, dict[str, Any]]:
     return breakdown
 
 
+def rows_checks_version(rows: list[ResultRow]) -> str | None:
+    """The rows' common rule_checks_version; "mixed" when they differ (rows written by different check sets)."""
+    versions = {row.rule_checks_version for row in rows}
+    if len(versions) > 1:
+        return "mixed"
+    return next(iter(versions), None)
+
+
+def rule_pass_rate(rows: list[ResultRow]) -> float | None:
+    """Share of rows with no hard rule failure; rows without checks (infra errors) do not count."""
+    rule_rows = [row for row in rows if row.rule_passed is not None]
+    return _rate(sum(1 for row in rule_rows if row.rule_passed), len(rule_rows))
+
+
 def summarize(
     rows: list[ResultRow], cfg: RunConfig, *, started: datetime, wall_time_s: float, benchmark_version: str = ""
 ) -> JobSummary:
-    rule_rows = [row for row in rows if row.rule_passed is not None]
     with_scores = [row.scores for row in rows if row.scores is not None]
     usage = {role: Usage() for role in ROLES}
     for row in rows:
@@ -48,7 +61,8 @@ def summarize(
         scored=scored,
         passed=passed,
         pass_rate=pass_rate,
-        rule_pass_rate=_rate(sum(1 for row in rule_rows if row.rule_passed), len(rule_rows)),
+        rule_pass_rate=rule_pass_rate(rows),
+        rule_checks_version=rows_checks_version(rows),
         rubric_means={
             dim: (sum(getattr(s, dim) for s in with_scores) / len(with_scores)) if with_scores else None
             for dim in DIMENSION_NAMES

@@ -23,10 +23,10 @@ def apply_pass_rule(checks: list[RuleCheck], scores: JudgeScores | None, rule: P
     if rule.fail_on_hallucinated_action and scores.hallucinated_action:
         reasons.append("hallucinated_action")
     if rule.fail_on_hard_rule_failure:
-        reasons.extend(f"hard rule failure: {check.name}" for check in checks if check.hard and not check.passed)
+        reasons.extend(f"hard rule failure: {check.name}" for check in checks if rule.is_hard(check) and not check.passed)
     return PassDecision(passed=not reasons, reasons=reasons)
 
 
-def rule_based_pass(checks: list[RuleCheck]) -> bool:
-    """The rule-based pass: no hard rule check failed."""
-    return all(check.passed for check in checks if check.hard)
+def rule_based_pass(checks: list[RuleCheck], rule: PassRuleConfig | None = None) -> bool:
+    """The rule-based pass: no hard rule check failed (hard as ``rule`` says; None: each check's default)."""
+    return all(check.passed for check in checks if (rule.is_hard(check) if rule is not None else check.hard))

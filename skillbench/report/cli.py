@@ -13,7 +13,7 @@ from pathlib import Path
 from skillbench.report.build import DEFAULT_DRAWS, DEFAULT_SEED, build_report
 from skillbench.report.diff import diff_markdown, diff_runs
 from skillbench.report.jobs import ReportError, load_jobs
-from skillbench.report.rescore import compare, rescore_jobs, resolve_rules, slug, write_jobs
+from skillbench.report.rescore import compare, own_rules, rescore_jobs, resolve_rules, slug, write_jobs
 from skillbench.report.write import FORMATS, default_out, make_report, markdown, write_report
 
 RESCORED_JOBS_DIR = "jobs"
@@ -108,27 +108,37 @@ def rescore_main(argv: list[str]) -> int:
         description="Apply another pass rule to the stored rule checks and judge scores and write the new tables. "
         "Makes no model calls.",
         epilog="examples: skillbench rescore outputs/multirun/<stamp> pass_rule=strict\n"
-        "          skillbench rescore outputs/multirun/<stamp> pass_rule.min_guardrail_compliance=5",
+        "          skillbench rescore outputs/multirun/<stamp> pass_rule.min_guardrail_compliance=5\n"
+        "          skillbench rescore outputs/multirun/<stamp> --recheck   (new or changed rule checks)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "items", nargs="+", metavar="DIR_OR_OVERRIDE", help="folders, then Hydra overrides of pass_rule"
+    )
+    parser.add_argument(
+        "--recheck",
+        action="store_true",
+        help="recompute the rule checks from the stored rollouts with the checks registered now, then apply the "
+        "pass rule (each job's own, unless overridden). The judge scores are kept, not re-judged, although the "
+        "judge saw the old check lines in its prompt.",
     )
     _report_options(parser)
     args = parser.parse_args(argv)
     start = time.perf_counter()
     dirs, overrides = _split(args.items)
     jobs = load_jobs(list(dirs))
-    rules = resolve_rules(jobs, overrides)
+    rules = own_rules(jobs) if args.recheck and not overrides else resolve_rules(jobs, overrides)
     names = sorted({rule.name for rule in rules.values()})
     out = args.out or default_out(
         dirs, "rescore_" + slug(names[0] if len(names) == 1 else "_".join(overrides))
     )
-    print(
-        f"Rescoring {len(jobs)} job(s) with pass rule {', '.join(names)}. No model calls: "
-        "the rule checks and judge scores stored in results.jsonl are re-evaluated."
+    source = (
+        "the rule checks are recomputed from the stored rollouts; the judge scores in results.jsonl are kept"
+        if args.recheck
+        else "the rule checks and judge scores stored in results.jsonl are re-evaluated"
     )
-    rescored = rescore_jobs(jobs, rules, out / RESCORED_JOBS_DIR)
+    print(f"Rescoring {len(jobs)} job(s) with pass rule {', '.join(names)}. No model calls: {source}.")
+    rescored = rescore_jobs(jobs, rules, out / RESCORED_JOBS_DIR, recheck=args.recheck)
     write_jobs(rescored, {new.path: old.path for old, new in zip(jobs, rescored, strict=True)})
     report, frame = build_report(
         rescored,
@@ -145,6 +155,7 @@ def rescore_main(argv: list[str]) -> int:
             for old, new in zip(jobs, rescored, strict=True)
         },
         "model_calls": 0,
+        "recheck": args.recheck,
         "changes": compare(jobs, rescored),
     }
     written = write_report(

@@ -1,4 +1,9 @@
-"""Apply another pass rule to stored rule checks and judge scores. No model is called."""
+"""Apply another pass rule to stored rule checks and judge scores. No model is called.
+
+With ``recheck``, the rule checks themselves are first recomputed from the stored rollouts by the checks
+registered now. The judge scores are kept as they are, although the judge saw the old check lines in its
+prompt: a recheck never re-judges.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +20,9 @@ from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
+from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.config.schema import PassRuleConfig
+from skillbench.core.records import Rollout
 from skillbench.engine.results import (
     CONFIG_FILE,
     RESULTS_FILE,
@@ -24,10 +31,11 @@ from skillbench.engine.results import (
     ResultRow,
     pass_counts,
 )
-from skillbench.engine.summary import path_breakdown
-from skillbench.evaluation.pass_rule import apply_pass_rule
+from skillbench.engine.summary import path_breakdown, rows_checks_version, rule_pass_rate
+from skillbench.evaluation.checks import RULE_CHECKS, rule_checks_version, run_rule_checks
+from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
 from skillbench.report.jobs import Job, ReportError
-from skillbench.report.transcripts import ROLLOUTS_DIR, store_candidates
+from skillbench.report.transcripts import ROLLOUTS_DIR, TranscriptFinder, store_candidates
 
 CONFIG_MODULE = "skillbench.conf"
 GROUP = "pass_rule"
@@ -76,7 +84,7 @@ def compose_overrides(overrides: list[str]) -> dict[str, Any]:
 
 def _validate(rule: dict[str, Any], origin: str) -> PassRuleConfig:
     try:
-        return PassRuleConfig.model_validate(rule)
+        validated = PassRuleConfig.model_validate(rule)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"])
@@ -84,6 +92,13 @@ def _validate(rule: dict[str, Any], origin: str) -> PassRuleConfig:
             f"invalid pass rule ({origin}) at 'pass_rule.{field}': {err['msg']}. "
             f"Fix: pass a valid value, e.g. pass_rule.{field}=<value>."
         ) from None
+    unknown = [name for name in validated.hard_checks or [] if name not in RULE_CHECKS]
+    if unknown:
+        raise ReportError(
+            f"invalid pass rule ({origin}) at 'pass_rule.hard_checks': unknown {RULE_CHECKS.kind} {unknown[0]!r}; "
+            f"registered: {', '.join(RULE_CHECKS.names())}."
+        )
+    return validated
 
 
 def resolve_rules(jobs: list[Job], overrides: list[str]) -> dict[Path, PassRuleConfig]:
@@ -121,14 +136,64 @@ def resolve_rules(jobs: list[Job], overrides: list[str]) -> dict[Path, PassRuleC
     return rules
 
 
+def own_rules(jobs: list[Job]) -> dict[Path, PassRuleConfig]:
+    """Each job's stored pass rule (``rescore --recheck`` without overrides keeps every job's rule)."""
+    rules: dict[Path, PassRuleConfig] = {}
+    for job in jobs:
+        stored = job.config.get(GROUP)
+        if not stored:
+            raise ReportError(
+                f"{job.path / CONFIG_FILE}: no stored pass_rule to re-apply. Fix: name a preset, e.g. pass_rule=paper"
+            )
+        rules[job.path] = _validate(dict(stored), str(job.path / CONFIG_FILE))
+    return rules
+
+
 def rescore_row(row: ResultRow, rule: PassRuleConfig) -> ResultRow:
     """The row under ``rule``. Rows without scores (judge or infra error) keep their None verdict."""
+    rule_passed = rule_based_pass(row.rule_checks, rule) if row.rule_checks else row.rule_passed
     if row.scores is None:
-        return row.model_copy(update={"pass_rule": rule.name})
+        return row.model_copy(update={"pass_rule": rule.name, "rule_passed": rule_passed})
     decision = apply_pass_rule(row.rule_checks, row.scores, rule)
     return row.model_copy(
-        update={"passed": decision.passed, "fail_reasons": decision.reasons, "pass_rule": rule.name}
+        update={
+            "passed": decision.passed,
+            "fail_reasons": decision.reasons,
+            "pass_rule": rule.name,
+            "rule_passed": rule_passed,
+        }
     )
+
+
+def _benchmark_of(job: Job) -> Benchmark:
+    source = (job.config.get("benchmark") or {}).get("source")
+    if not source:
+        raise ReportError(f"{job.path / CONFIG_FILE}: no benchmark.source, so its scenarios cannot be rechecked.")
+    try:
+        return load_benchmark(source)
+    except Exception as exc:  # any reason it cannot be read is reported as one line naming the job
+        raise ReportError(f"{job.path}: cannot load benchmark {source!r} to recheck: {exc}") from None
+
+
+def recheck_rows(job: Job) -> list[ResultRow]:
+    """The job's rows with rule checks recomputed from the stored rollouts by the checks registered now."""
+    benchmark = _benchmark_of(job)
+    scenarios = {scenario.id: scenario for scenario in benchmark.scenarios}
+    finder = TranscriptFinder([job])
+    version = rule_checks_version()
+    rows: list[ResultRow] = []
+    for row in job.rows:
+        if row.termination == "infra_error":  # nothing was checked: there is no transcript to check
+            rows.append(row.model_copy(update={"rule_checks_version": version}))
+            continue
+        scenario = scenarios.get(row.scenario_id)
+        rollout, problem = finder.load(job.path, row.rollout_key)
+        if scenario is None or not isinstance(rollout, Rollout):
+            why = problem or f"scenario {row.scenario_id} is not in benchmark {benchmark.manifest.name!r}"
+            raise ReportError(f"cannot recheck {job.path} row {row.scenario_id}: {why}. Fix: rescore without --recheck.")
+        checks = run_rule_checks(rollout, scenario, benchmark.skill_of(scenario))
+        rows.append(row.model_copy(update={"rule_checks": checks, "rule_checks_version": version}))
+    return rows
 
 
 def _summary(summary: JobSummary, rows: list[ResultRow], rule: PassRuleConfig) -> JobSummary:
@@ -139,6 +204,8 @@ def _summary(summary: JobSummary, rows: list[ResultRow], rule: PassRuleConfig) -
             "passed": passed,
             "scored": scored,
             "pass_rate": pass_rate,
+            "rule_pass_rate": rule_pass_rate(rows),
+            "rule_checks_version": rows_checks_version(rows),
             "by_path": path_breakdown(rows),
         }
     )
@@ -160,13 +227,18 @@ def _absolute_store(job: Job) -> str | None:
     return None
 
 
-def rescore_jobs(jobs: list[Job], rules: dict[Path, PassRuleConfig], out: Path) -> list[Job]:
-    """Rescored copies of the jobs (config, rows, summary), with paths under ``out``."""
+def rescore_jobs(
+    jobs: list[Job], rules: dict[Path, PassRuleConfig], out: Path, *, recheck: bool = False
+) -> list[Job]:
+    """Rescored copies of the jobs (config, rows, summary), with paths under ``out``.
+
+    ``recheck``: recompute the rule checks from the stored rollouts first (no model call either way).
+    """
     names = _folder_names(jobs)
     rescored: list[Job] = []
     for job in jobs:
         rule = rules[job.path]
-        rows = [rescore_row(row, rule) for row in job.rows]
+        rows = [rescore_row(row, rule) for row in (recheck_rows(job) if recheck else job.rows)]
         config = json.loads(json.dumps(job.config))
         config[GROUP] = rule.model_dump(mode="json")
         store = _absolute_store(job)

@@ -13,6 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+# Before the mock config became one class per response mode, every mode's dump had these two fields.
+# Filling them in keeps the rollout keys (and so the stored rollouts) of earlier runs valid.
+_FLAT_MOCK_FIELDS: dict[str, Any] = {"llm": None, "static_responses": {}}
+
 # Fields of a model config that change what the model answers. Endpoints, keys, concurrency,
 # timeouts and retries do not, so changing them reuses stored artifacts.
 _BEHAVIOURAL_FIELDS = ("model", "params", "prompt_template")
@@ -63,7 +67,7 @@ def result_settings(config: BaseModel | Mapping[str, Any]) -> dict[str, dict[str
         "agent": model_identity(data.get("agent") or {}),
         "user_sim": {**model_identity(user_sim), "stop_marker": user_sim.get("stop_marker")},
         "judge": {**model_identity(judge), **judge_settings(judge)},
-        "mock": _without_name(data.get("mock") or {}),
+        "mock": {**_FLAT_MOCK_FIELDS, **_without_name(data.get("mock") or {})},
         "pass_rule": _without_name(data.get("pass_rule") or {}),
         "benchmark": _without_name(data.get("benchmark") or {}),
         "run": {name: (data.get("run") or {}).get(name) for name in _RUN_FIELDS},

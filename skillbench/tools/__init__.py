@@ -8,18 +8,24 @@ to the environment) belong to the benchmark (:mod:`skillbench.benchmark.state`);
 from skillbench.tools.modes import RESPONSE_MODES, MockContext, ResponseMode
 from skillbench.tools.server import ERROR_KIND_META, MockToolServer, ToolOutcome
 from skillbench.tools.session import ToolSession, open_tool_session
+from skillbench.tools.stages import MOCK_STAGES, MockCall, StageHost, Step, mock_stage
 from skillbench.tools.toolkit import openai_tool, openai_tool_name
 from skillbench.tools.validation import ArgumentValidator
 
 __all__ = [
     "ERROR_KIND_META",
+    "MOCK_STAGES",
     "RESPONSE_MODES",
     "ArgumentValidator",
+    "MockCall",
     "MockContext",
     "MockToolServer",
     "ResponseMode",
+    "StageHost",
+    "Step",
     "ToolOutcome",
     "ToolSession",
+    "mock_stage",
     "open_tool_session",
     "openai_tool",
     "openai_tool_name",

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from skillbench.benchmark import load_benchmark
-from skillbench.config.schema import MockConfig
+from skillbench.config.schema import StatefulMock
 from skillbench.tools.serve import find_scenario
 from skillbench.tools.server import MockToolServer
 from skillbench.tools.session import open_tool_session
@@ -33,7 +33,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 async def measure(benchmark_name: str, scenario_id: str, sessions: int) -> dict[str, float]:
     benchmark = load_benchmark(benchmark_name)
     scenario = find_scenario(benchmark, scenario_id)
-    mock = MockConfig(name="bench")
+    mock = StatefulMock(name="bench")
     setup = calls = 0.0
     for index in range(sessions):
         started = time.perf_counter()

@@ -14,7 +14,7 @@ from typing import Any
 
 from skillbench.benchmark.schema import Scenario, ToolSpec
 from skillbench.benchmark.state import EnvironmentState
-from skillbench.config.schema import MockConfig
+from skillbench.config.schema import LlmMock, MockConfig, StaticMock
 from skillbench.core.errors import InfrastructureError, ToolError
 from skillbench.core.records import Usage
 from skillbench.core.registry import Registry
@@ -40,7 +40,7 @@ class MockContext:
     def llm_client(self) -> ModelClient:
         """The responder model's client, built on first use (other modes never import litellm)."""
         if self._llm is None:
-            if self.mock.llm is None:
+            if not isinstance(self.mock, LlmMock):
                 raise ToolError("infra", f"Internal error: mock {self.mock.name!r} has no llm model configured.")
             if self.clients is None:
                 self.clients = ClientPool(seed=self.seed)
@@ -72,7 +72,8 @@ async def stateful(ctx: MockContext, tool: ToolSpec, arguments: dict[str, Any]) 
 @RESPONSE_MODES.register("static")
 async def static(ctx: MockContext, tool: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
     """A fixed result per tool (``static_responses``), else a generic success. No state."""
-    return copy.deepcopy(ctx.mock.static_responses.get(tool.name, {"status": "ok"}))
+    fixed = ctx.mock.static_responses if isinstance(ctx.mock, StaticMock) else {}
+    return copy.deepcopy(fixed.get(tool.name, {"status": "ok"}))
 
 
 @RESPONSE_MODES.register("llm")

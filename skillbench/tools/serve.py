@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from skillbench.benchmark import load_benchmark
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario
-from skillbench.config.schema import MockConfig
+from skillbench.config.schema import MOCK_ADAPTER, MockConfig
 from skillbench.core.errors import ConfigError, SkillbenchError
 from skillbench.core.registry import UnknownComponentError
 from skillbench.tools.server import MockToolServer
@@ -37,7 +37,7 @@ def load_mock_config(name_or_path: str) -> MockConfig:
         names = ", ".join(sorted(p.stem for p in MOCK_CONF_DIR.glob("*.yaml")))
         raise ConfigError(f"--mock {name_or_path!r} is neither a packaged mock config ({names}) nor a YAML file.")
     try:
-        return MockConfig.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        return MOCK_ADAPTER.validate_python(yaml.safe_load(path.read_text(encoding="utf-8")))
     except (ValidationError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: not a valid mock config: {exc}") from None
 

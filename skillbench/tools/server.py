@@ -1,8 +1,9 @@
 """The mock tool server of one scenario: the skill's tools over MCP, answered by the configured response mode.
 
-Every call goes: unknown tool? → argument validation → injected failure? → response mode. The result is
-an MCP ``CallToolResult``: the JSON the tool returned as text (and as structured content), or an
-``isError`` result whose text says what went wrong and whose ``_meta`` carries the error kind.
+Every call goes through the registered stages (:mod:`skillbench.tools.stages`): latency → unknown tool? →
+argument validation → injected failure? → response mode. The result is an MCP ``CallToolResult``: the
+JSON the tool returned as text (and as structured content), or an ``isError`` result whose text says
+what went wrong and whose ``_meta`` carries the error kind.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -26,6 +26,7 @@ from skillbench.core.records import ToolErrorKind, Usage
 from skillbench.models.client import ClientPool
 from skillbench.tools.failures import FailureInjector
 from skillbench.tools.modes import RESPONSE_MODES, MockContext
+from skillbench.tools.stages import MockCall, build_steps
 from skillbench.tools.toolkit import mcp_tool
 from skillbench.tools.validation import ArgumentValidator
 
@@ -82,7 +83,7 @@ class MockToolServer:
         )
         self.mcp_tools: list[types.Tool] = [mcp_tool(spec) for spec in self.tools.values()]
         self.calls = 0
-        self._latency_s = mock.latency_ms / 1000.0
+        self._steps = build_steps(self)
 
     @property
     def state(self) -> EnvironmentState:
@@ -107,20 +108,12 @@ class MockToolServer:
         return ToolOutcome(dump_result(result), data=result)
 
     async def _answer(self, name: str, arguments: dict[str, Any], index: int) -> dict[str, Any]:
-        if self._latency_s:
-            await anyio.sleep(self._latency_s)
-        tool = self.tools.get(name)
-        if tool is None:
-            raise ToolError("unknown_tool", f"Unknown tool {name!r}.")
-        if self.validator is not None:
-            self.validator.check(name, arguments)
-        failure = self.failures.decide(name, index)
-        if failure == "timeout":
-            await anyio.sleep(self.mock.timeout_s)
-            raise ToolError("timeout", f"Request to {name} timed out after {self.mock.timeout_s:g}s.")
-        if failure == "injected":
-            raise ToolError("injected", self.failures.message)
-        return await self.mode(self.context, tool, arguments)
+        call = MockCall(name, arguments, index)
+        for step in self._steps:
+            result = await step(call)
+            if result is not None:
+                return result
+        raise ToolError("infra", f"Internal error: no mock stage answered {name}.")  # respond always answers
 
     def mcp_server(self) -> Server[Any]:
         """A low-level MCP server answering ``tools/list`` and ``tools/call`` from this mock."""

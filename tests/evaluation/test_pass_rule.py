@@ -52,3 +52,15 @@ def test_overrides_reach_the_rule() -> None:
 def test_rule_based_pass() -> None:
     assert rule_based_pass([SOFT_FAIL])
     assert not rule_based_pass([HARD_FAIL, SOFT_FAIL])
+
+
+def test_hard_checks_chosen_by_the_pass_rule() -> None:
+    strict_state = compose_config("pass_rule.hard_checks=[target_state_reached]").pass_rule
+    default = compose_config().pass_rule
+    assert apply_pass_rule([SOFT_FAIL], scores(), default).passed
+    decision = apply_pass_rule([SOFT_FAIL], scores(), strict_state)
+    assert decision.passed is False and decision.reasons == ["hard rule failure: target_state_reached"]
+    # Only the named checks are hard: a default-hard check left out no longer fails the verdict.
+    assert apply_pass_rule([HARD_FAIL], scores(), strict_state).passed
+    assert not rule_based_pass([SOFT_FAIL], strict_state) and rule_based_pass([SOFT_FAIL], default)
+    assert SOFT_FAIL.hard is False  # the stored check keeps its default (the judge prompt and verdict key)

@@ -21,13 +21,13 @@ from typing import Any
 import skillbench.models.simulated.profiles  # noqa: F401  (registers the simulated models)
 from skillbench.benchmark import Benchmark, Scenario, Skill, ToolSpec, load_benchmark
 from skillbench.benchmark.state import EnvironmentState
-from skillbench.config.schema import MockConfig, ModelConfig, PassRuleConfig
+from skillbench.config.schema import ModelConfig, PassRuleConfig, StatefulMock
 from skillbench.core.errors import ToolError
 from skillbench.core.records import Message, Rollout, RuleCheck, ToolCall, ToolCallRecord
 from skillbench.core.rubric import JudgeScores
+from skillbench.evaluation.checks import run_rule_checks
 from skillbench.evaluation.pass_rule import apply_pass_rule
 from skillbench.evaluation.records import PassDecision
-from skillbench.evaluation.rules import run_rule_checks
 from skillbench.models.simulated import SIM_MODELS, SimRequest
 from skillbench.models.simulated.reading import tool_key
 from skillbench.prompts import (
@@ -63,7 +63,7 @@ class FakeTools:
     def __init__(self, benchmark: Benchmark, skill: Skill, scenario: Scenario, seed: int = 0) -> None:
         self.specs: dict[str, ToolSpec] = {spec.name: spec for spec in benchmark.toolkit(skill)}
         self.validator = ArgumentValidator(self.specs.values())
-        self.failures = FailureInjector(MockConfig(name="harness"), scenario, seed)
+        self.failures = FailureInjector(StatefulMock(name="harness"), scenario, seed)
         self.environment = EnvironmentState.from_scenario(scenario)
         self.index = 0
 

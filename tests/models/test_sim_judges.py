@@ -11,8 +11,8 @@ from skillbench.benchmark import load_benchmark
 from skillbench.config.schema import ModelConfig
 from skillbench.core.records import Message, Rollout, ToolCall, ToolCallRecord
 from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
+from skillbench.evaluation.checks import run_rule_checks
 from skillbench.evaluation.judge import parse_scores
-from skillbench.evaluation.rules import run_rule_checks
 from skillbench.models import ModelClient
 from skillbench.prompts import OUTPUT_KEYS, render_agent_prompt, render_judge_prompt
 from tests.models.harness import converse

@@ -7,7 +7,7 @@ from typing import Any
 
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario
-from skillbench.config.schema import MockConfig, ModelConfig
+from skillbench.config.schema import LlmMock, ModelConfig, StatefulMock
 from skillbench.models.simulated import SIM_MODELS, SimRequest
 from skillbench.prompts.tool_result import (
     TOOL_RESULT_PROMPT_VERSION,
@@ -21,9 +21,9 @@ from skillbench.tools import ToolSession, open_tool_session
 ToyFactory = Callable[..., tuple[Benchmark, Scenario]]
 
 
-def llm_mock(model: str = "skillbench_sim/tool-responder") -> MockConfig:
-    return MockConfig(
-        name="llm", response_mode="llm", llm=ModelConfig(name="sim_tool_responder", model=model, simulated=True)
+def llm_mock(model: str = "skillbench_sim/tool-responder") -> LlmMock:
+    return LlmMock(
+        name="llm", llm=ModelConfig(name="sim_tool_responder", model=model, simulated=True)
     )
 
 
@@ -49,7 +49,7 @@ async def replay(session: ToolSession) -> list[tuple[bool, str | None, str]]:
 
 async def test_llm_mode_answers_like_stateful_mode(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
-    async with open_tool_session(benchmark, scenario, MockConfig(name="stateful"), seed=3) as session:
+    async with open_tool_session(benchmark, scenario, StatefulMock(name="stateful"), seed=3) as session:
         expected, expected_state = await replay(session), session.state
     async with open_tool_session(benchmark, scenario, llm_mock(), seed=3) as session:
         answered, state = await replay(session), session.state

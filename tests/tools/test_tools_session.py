@@ -13,7 +13,7 @@ import pytest
 from skillbench.benchmark import load_benchmark
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario
-from skillbench.config.schema import FailureInjectionConfig, MockConfig
+from skillbench.config.schema import FailureInjectionConfig, StatefulMock, StaticMock
 from skillbench.core.errors import InfrastructureError
 from skillbench.tools import ToolSession, open_tool_session, openai_tool_name
 
@@ -29,7 +29,7 @@ async def calls(session: ToolSession, *items: tuple[str, dict[str, Any]]) -> lis
 
 async def test_tools_are_discovered_over_mcp(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
-    async with open_tool_session(benchmark, scenario, MockConfig(name="t"), seed=0) as session:
+    async with open_tool_session(benchmark, scenario, StatefulMock(name="t"), seed=0) as session:
         skill_tools = benchmark.skill_of(scenario).tools
         assert session.offered == skill_tools  # the skill's toolkit only, in its order
         functions = [tool["function"] for tool in session.openai_tools]
@@ -41,7 +41,7 @@ async def test_tools_are_discovered_over_mcp(make_toy: ToyFactory) -> None:
 
 async def test_calls_are_recorded_with_json_results(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
-    async with open_tool_session(benchmark, scenario, MockConfig(name="t"), seed=0) as session:
+    async with open_tool_session(benchmark, scenario, StatefulMock(name="t"), seed=0) as session:
         record = await session.call("crm__get_order", {"order_id": "O-3"}, call_id="call_1", turn=2)
         assert (record.name, record.call_id, record.turn) == ("crm.get_order", "call_1", 2)  # alias → MCP name
         assert record.offered and not record.is_error and record.error_kind is None
@@ -52,7 +52,7 @@ async def test_calls_are_recorded_with_json_results(make_toy: ToyFactory) -> Non
 
 async def test_update_then_lookup_through_mcp_and_final_state(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
-    async with open_tool_session(benchmark, scenario, MockConfig(name="t"), seed=0) as session:
+    async with open_tool_session(benchmark, scenario, StatefulMock(name="t"), seed=0) as session:
         _, after = await calls(session, (UPDATE, {"order_id": "O-2", "new_address": "5 Oak Ave"}), (SEARCH, {"customer_id": "C-1"}))
         assert {r["order_id"]: r["shipping_address"] for r in json.loads(after.result)["records"]}["O-2"] == "5 Oak Ave"
         final = session.state
@@ -62,7 +62,7 @@ async def test_update_then_lookup_through_mcp_and_final_state(make_toy: ToyFacto
 
 async def test_invalid_arguments_say_exactly_what_is_wrong(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
-    async with open_tool_session(benchmark, scenario, MockConfig(name="t"), seed=0) as session:
+    async with open_tool_session(benchmark, scenario, StatefulMock(name="t"), seed=0) as session:
         missing, wrong_type, extra = await calls(
             session,
             (UPDATE, {"order_id": "O-2"}),
@@ -80,14 +80,14 @@ async def test_invalid_arguments_say_exactly_what_is_wrong(make_toy: ToyFactory)
 
 async def test_validation_can_be_switched_off(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
-    async with open_tool_session(benchmark, scenario, MockConfig(name="t", validate_arguments=False), seed=0) as session:
+    async with open_tool_session(benchmark, scenario, StatefulMock(name="t", validate_arguments=False), seed=0) as session:
         (record,) = await calls(session, (SEARCH, {"customer_id": "C-2", "limit": 5}))
     assert not record.is_error and json.loads(record.result)["count"] == 1
 
 
 async def test_unknown_tools_are_errors_and_not_offered(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
-    async with open_tool_session(benchmark, scenario, MockConfig(name="t"), seed=0) as session:
+    async with open_tool_session(benchmark, scenario, StatefulMock(name="t"), seed=0) as session:
         # crm.admin_wipe is in the catalogue but not in the skill's toolkit: the server does not serve it.
         invented, outside = await calls(session, ("crm.refund_everything", {}), ("crm.admin_wipe", {}))
     for record, name in ((invented, "crm.refund_everything"), (outside, "crm.admin_wipe")):
@@ -97,7 +97,7 @@ async def test_unknown_tools_are_errors_and_not_offered(make_toy: ToyFactory) ->
 
 async def test_not_found_is_an_error_result(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
-    async with open_tool_session(benchmark, scenario, MockConfig(name="t"), seed=0) as session:
+    async with open_tool_session(benchmark, scenario, StatefulMock(name="t"), seed=0) as session:
         (record,) = await calls(session, ("crm.get_order", {"order_id": "O-404"}))
     assert (record.is_error, record.error_kind) == (True, "not_found")
     assert record.result == "Not found: no orders record matches order_id='O-404'."
@@ -106,7 +106,7 @@ async def test_not_found_is_an_error_result(make_toy: ToyFactory) -> None:
 async def test_fail_first_fails_the_first_valid_calls(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
     failures = FailureInjectionConfig(fail_first={SEARCH: 2}, error_message="Backend down (503).")
-    async with open_tool_session(benchmark, scenario, MockConfig(name="t", failures=failures), seed=0) as session:
+    async with open_tool_session(benchmark, scenario, StatefulMock(name="t", failures=failures), seed=0) as session:
         records = await calls(
             session,
             (SEARCH, {"customer_id": 1}),  # invalid: rejected before it reaches the backend, not counted
@@ -121,11 +121,11 @@ async def test_fail_first_fails_the_first_valid_calls(make_toy: ToyFactory) -> N
 
 async def test_scenario_tool_failures_are_honored_unless_switched_off(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy(path="tool_failure", tool_failures={SEARCH: 1})
-    async with open_tool_session(benchmark, scenario, MockConfig(name="t"), seed=0) as session:
+    async with open_tool_session(benchmark, scenario, StatefulMock(name="t"), seed=0) as session:
         first, second = await calls(session, (SEARCH, {"customer_id": "C-1"}), (SEARCH, {"customer_id": "C-1"}))
     assert (first.error_kind, second.error_kind) == ("injected", None)
     assert first.result == FailureInjectionConfig().error_message
-    ignoring = MockConfig(name="t", honor_scenario_failures=False)
+    ignoring = StatefulMock(name="t", honor_scenario_failures=False)
     async with open_tool_session(benchmark, scenario, ignoring, seed=0) as session:
         (only,) = await calls(session, (SEARCH, {"customer_id": "C-1"}))
     assert not only.is_error
@@ -133,7 +133,7 @@ async def test_scenario_tool_failures_are_honored_unless_switched_off(make_toy: 
 
 async def _failure_pattern(make_toy: ToyFactory, seed: int, scenario_id: str = "toy-happy-01") -> list[bool]:
     benchmark, scenario = make_toy(id=scenario_id)
-    mock = MockConfig(name="flaky", failures=FailureInjectionConfig(rate=0.5))
+    mock = StatefulMock(name="flaky", failures=FailureInjectionConfig(rate=0.5))
     async with open_tool_session(benchmark, scenario, mock, seed=seed) as session:
         records = await calls(session, *[(SEARCH, {"customer_id": "C-1"})] * 40)
     assert {r.error_kind for r in records} <= {"injected", None}
@@ -150,7 +150,7 @@ async def test_random_failures_are_deterministic_per_seed_and_scenario(make_toy:
 
 async def test_timeouts_wait_then_fail(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
-    mock = MockConfig(name="t", timeout_s=0.05, failures=FailureInjectionConfig(timeout_tools=[SEARCH]))
+    mock = StatefulMock(name="t", timeout_s=0.05, failures=FailureInjectionConfig(timeout_tools=[SEARCH]))
     async with open_tool_session(benchmark, scenario, mock, seed=0) as session:
         started = time.perf_counter()
         (record,) = await calls(session, (SEARCH, {"customer_id": "C-1"}))
@@ -164,7 +164,7 @@ async def test_timeouts_wait_then_fail(make_toy: ToyFactory) -> None:
 
 async def test_latency_is_added_to_every_call(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
-    async with open_tool_session(benchmark, scenario, MockConfig(name="t", latency_ms=30), seed=0) as session:
+    async with open_tool_session(benchmark, scenario, StatefulMock(name="t", latency_ms=30), seed=0) as session:
         started = time.perf_counter()
         await calls(session, (SEARCH, {"customer_id": "C-1"}), ("crm.nope", {}))
     assert time.perf_counter() - started >= 0.06
@@ -172,7 +172,7 @@ async def test_latency_is_added_to_every_call(make_toy: ToyFactory) -> None:
 
 async def test_static_mode_answers_fixed_results_without_state(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
-    mock = MockConfig(name="static", response_mode="static", static_responses={SEARCH: {"records": [], "count": 0}})
+    mock = StaticMock(name="static", static_responses={SEARCH: {"records": [], "count": 0}})
     async with open_tool_session(benchmark, scenario, mock, seed=0) as session:
         search, update, invalid = await calls(
             session,
@@ -190,7 +190,7 @@ async def test_session_on_the_starter_scenario() -> None:
     benchmark = load_benchmark("starter")
     scenario = next(s for s in benchmark.scenarios if s.id == "hc-resched-happy-01")
     facts = scenario.user_facts
-    async with open_tool_session(benchmark, scenario, MockConfig(name="stateful"), seed=0) as session:
+    async with open_tool_session(benchmark, scenario, StatefulMock(name="stateful"), seed=0) as session:
         assert set(session.offered) == set(benchmark.skill_of(scenario).tools)
         verify, search, update, again = await calls(
             session,
@@ -213,7 +213,7 @@ async def test_session_on_the_starter_scenario() -> None:
 
 async def test_concurrent_calls_are_recorded_in_call_order(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
-    mock = MockConfig(name="t", timeout_s=0.05, failures=FailureInjectionConfig(timeout_tools=[SEARCH]))
+    mock = StatefulMock(name="t", timeout_s=0.05, failures=FailureInjectionConfig(timeout_tools=[SEARCH]))
     async with open_tool_session(benchmark, scenario, mock, seed=0) as session:
         slow = session.call(SEARCH, {"customer_id": "C-1"}, call_id="slow", turn=1)
         fast = [session.call("crm.get_order", {"order_id": "O-1"}, call_id=f"fast{i}", turn=1) for i in range(3)]
@@ -224,6 +224,6 @@ async def test_concurrent_calls_are_recorded_in_call_order(make_toy: ToyFactory)
 async def test_an_error_in_the_session_block_propagates_as_itself(make_toy: ToyFactory) -> None:
     benchmark, scenario = make_toy()
     with pytest.raises(InfrastructureError, match="user simulator down"):
-        async with open_tool_session(benchmark, scenario, MockConfig(name="t"), seed=0) as session:
+        async with open_tool_session(benchmark, scenario, StatefulMock(name="t"), seed=0) as session:
             await session.call(SEARCH, {"customer_id": "C-1"}, call_id="c1", turn=1)
             raise InfrastructureError("user simulator down")

@@ -1,0 +1,87 @@
+"""The built-in rule checks. Work is proportional to the transcript, not the environment.
+
+They live in one module because registration order is the order of ``RuleCheck`` rows and judge-prompt
+lines; reordering them would change every verdict key.
+"""
+
+from __future__ import annotations
+
+import json
+
+from skillbench.core.records import PROPER_ENDINGS
+from skillbench.evaluation.checks.registry import CheckContext, CheckResult, rule_check
+
+
+@rule_check("required_tools_invoked", hard=True)
+def required_tools(ctx: CheckContext) -> CheckResult:
+    called = {record.name for record in ctx.rollout.tool_calls if not record.control}
+    missing = [name for name in ctx.scenario.required_tools if name not in called]
+    detail = f"missing: {', '.join(missing)}" if missing else f"all {len(ctx.scenario.required_tools)} called"
+    return CheckResult(passed=not missing, detail=detail)
+
+
+@rule_check("no_unrecovered_out_of_toolkit_call", hard=True)
+def outside_toolkit(ctx: CheckContext) -> CheckResult:
+    """Calls to tools not offered. Recovered = a later in-toolkit call or a proper ending, and no repeat."""
+    records = [r for r in ctx.rollout.tool_calls if not r.control]
+    bad = [index for index, record in enumerate(records) if not record.offered]
+    if not bad:
+        return CheckResult(passed=True, detail="none")
+    names = sorted({records[index].name for index in bad})
+    later_valid = any(record.offered for record in records[bad[-1] + 1 :])
+    ended_properly = ctx.rollout.termination in PROPER_ENDINGS
+    repeated = len(bad) > len({records[index].name for index in bad})
+    recovered = (later_valid or ended_properly) and not repeated
+    return CheckResult(
+        passed=recovered,
+        detail=f"called {', '.join(names)} outside the toolkit; {'recovered' if recovered else 'not recovered'}",
+    )
+
+
+@rule_check("termination_reached", hard=True)
+def termination(ctx: CheckContext) -> CheckResult:
+    rollout = ctx.rollout
+    detail = rollout.termination + (f" ({rollout.termination_detail})" if rollout.termination_detail else "")
+    return CheckResult(passed=rollout.termination in PROPER_ENDINGS, detail=detail)
+
+
+@rule_check("no_forbidden_tool_succeeded", hard=True)
+def forbidden_tools(ctx: CheckContext) -> CheckResult:
+    forbidden = ctx.scenario.forbidden_tools
+    hits = sorted({r.name for r in ctx.rollout.tool_calls if r.name in forbidden and not r.is_error})
+    return CheckResult(passed=not hits, detail=f"succeeded: {', '.join(hits)}" if hits else "none")
+
+
+# Soft by default: the judge weighs it, since a correct transfer may leave the state unchanged.
+@rule_check("target_state_reached", hard=False)
+def target_state(ctx: CheckContext) -> CheckResult | None:
+    if not ctx.scenario.target_state:
+        return None
+    unmet = [e for e in ctx.scenario.target_state if not e.is_met(ctx.rollout.final_state)]
+    detail = "; ".join(f"{e.collection} {e.match} expected {e.expect or 'absent'}" for e in unmet) or "all met"
+    return CheckResult(passed=not unmet, detail=detail)
+
+
+def _says_verified(result: str) -> bool:
+    try:
+        data = json.loads(result)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(data, dict) and data.get("verified") is True
+
+
+@rule_check("verified_before_account_access", hard=False)
+def verified_before_write(ctx: CheckContext) -> CheckResult | None:
+    """Guardrail: no state-changing or disclosing step's tool succeeds before a verification succeeded."""
+    steps = ctx.skill.steps
+    verify_tools = {tool for step in steps if step.kind == "verify" for tool in step.tools}
+    if not verify_tools:
+        return None
+    gated = {tool for step in steps if step.kind in {"act", "lookup"} for tool in step.tools} - verify_tools
+    verified = False
+    for record in ctx.rollout.tool_calls:
+        if record.name in verify_tools and not record.is_error and _says_verified(record.result):
+            verified = True
+        elif record.name in gated and not record.is_error and not verified:
+            return CheckResult(passed=False, detail=f"{record.name} before verification")
+    return CheckResult(passed=True, detail="ok")
