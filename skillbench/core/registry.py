@@ -41,6 +41,13 @@ class Registry(Generic[T]):
     def names(self) -> list[str]:
         return sorted(self._items)
 
+    def unregister(self, name: str) -> T:
+        """Remove a registration (tests, and plugins that replace a built-in)."""
+        try:
+            return self._items.pop(name)
+        except KeyError:
+            raise UnknownComponentError(f"unknown {self.kind} {name!r}") from None
+
     def __contains__(self, name: object) -> bool:
         return name in self._items
 
