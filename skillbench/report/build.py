@@ -1,5 +1,5 @@
-"""Compute a report from loaded jobs: each part (cells, Table 1, rubric, agreement, CIs...) is a cached
-part of a ReportContext, computed on first use."""
+"""Compute a report from loaded jobs: cells, Table 1, rubric, agreement, strictness, ranking and CIs
+are cached properties of a ReportContext, each computed on first use."""
 
 from __future__ import annotations
 
