@@ -1,10 +1,14 @@
-"""Compute every table of a report from loaded jobs: pass rates, rubric means, agreement, CIs."""
+"""Compute a report from loaded jobs: cells, Table 1, rubric, agreement, strictness, ranking and CIs
+are cached properties of a ReportContext, each computed on first use."""
 
 from __future__ import annotations
 
 import itertools
 import warnings
 from datetime import UTC, datetime
+from functools import cached_property
+from pathlib import Path
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 import pandas as pd
@@ -54,92 +58,212 @@ def _unit_ids(frame: pd.DataFrame) -> pd.Series:
     return frame["agent_label"] + "\x1f" + frame["scenario_id"] + "\x1f" + keys.astype(str)
 
 
-def build_report(
-    jobs: list[Job],
-    *,
-    title: str = "skillbench report",
-    sources: list[str] | None = None,
-    draws: int = DEFAULT_DRAWS,
-    seed: int = DEFAULT_SEED,
-    level: float = DEFAULT_LEVEL,
-) -> tuple[Report, pd.DataFrame]:
-    """The report of these jobs and the row frame it was computed from (finished jobs only)."""
-    if not jobs:
-        raise ReportError("no job folders to report on")
-    frame = jobs_frame(jobs)
-    labels = job_labels(jobs)
-    raw_rows = sum(len(j.rows) for j in jobs if j.finished)
-    duplicates = raw_rows - len(frame)
-    notes: list[str] = []
+class _Link:
+    """Report → the context that built it. Not part of the report's value: equal to any link (and
+    to None), and dropped by copies and pickles, which must not drag the row frame along."""
 
-    judges = sorted({labels[j.path][1] for j in jobs})
-    agents_all = sorted({labels[j.path][0] for j in jobs})
-    scenario_ids = sorted(frame["scenario_id"].unique()) if not frame.empty else []
-    weights = stats.bootstrap_weights(len(scenario_ids), draws, seed)
-    position = {s: i for i, s in enumerate(scenario_ids)}
+    def __init__(self, context: ReportContext | None = None) -> None:
+        self.context = context
 
-    def vectors(sub: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
-        num, den = np.zeros(len(scenario_ids)), np.zeros(len(scenario_ids))
-        valid = sub[sub[column].notna()]
-        index = valid["scenario_id"].map(position).to_numpy(dtype=int)
+    def __eq__(self, other: object) -> bool:
+        return other is None or isinstance(other, _Link)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[type[_Link], tuple[()]]:
+        return _Link, ()
+
+
+# Report fields that are context parts of the same name (how a report read back from JSON is rendered).
+_REPORT_PARTS: tuple[str, ...] = (
+    "simulated", "pass_rules", "agents", "judges", "cells", "table1", "table2", "table3", "panel",
+    "strictness_models", "strictness_judges", "ranking", "adjacent", "bootstrap", "counts", "notes",
+)  # fmt: skip
+
+
+class ReportContext:
+    """The inputs of one report (jobs, bootstrap settings) and every part computed from them.
+
+    Each part is a cached property: computed once, on first use, so a table asks for what it needs and
+    parts nobody asks for are never computed (agreement needs no bootstrap; a path table only the frame).
+    """
+
+    def __init__(
+        self,
+        jobs: list[Job],
+        *,
+        title: str = "skillbench report",
+        sources: list[str] | None = None,
+        draws: int = DEFAULT_DRAWS,
+        seed: int = DEFAULT_SEED,
+        level: float = DEFAULT_LEVEL,
+    ) -> None:
+        if not jobs:
+            raise ReportError("no job folders to report on")
+        self.jobs = jobs
+        self.title = title
+        self.sources = sources or sorted({str(j.path.parent) for j in jobs})
+        self.draws, self.seed, self.level = draws, seed, level
+
+    @classmethod
+    def of(
+        cls, report: Report, frame: pd.DataFrame | None = None, jobs: list[Job] | None = None
+    ) -> ReportContext:
+        """The context that built ``report``, or (a report read back from JSON) one holding its parts."""
+        link = report._context
+        context = link.context if isinstance(link, _Link) else None
+        if context is not None and context.__dict__.get("report") is report:
+            return context
+        context = cls.__new__(cls)
+        context.jobs = jobs or []
+        context.title, context.sources = report.title, report.sources
+        context.draws, context.seed, context.level = (
+            report.bootstrap.draws,
+            report.bootstrap.seed,
+            report.bootstrap.level,
+        )
+        # cached_property reads the instance dict first: these parts are known, never recomputed.
+        context.__dict__.update({name: getattr(report, name) for name in _REPORT_PARTS})
+        context.__dict__.update(job_infos=report.jobs, report=report)
+        if frame is not None:
+            context.__dict__["frame"] = frame
+        return context
+
+    # Inputs shared by every part.
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """One row per scenario × agent × judge of the finished jobs (duplicates dropped)."""
+        if not self.jobs:
+            raise ReportError(
+                "this report holds no rows (read back from report.json?); build it from the job folders"
+            )
+        return jobs_frame(self.jobs)
+
+    @cached_property
+    def labels(self) -> dict[Path, tuple[str, str]]:
+        return job_labels(self.jobs)
+
+    @cached_property
+    def judges(self) -> list[str]:
+        return sorted({self.labels[j.path][1] for j in self.jobs})
+
+    @cached_property
+    def agents_seen(self) -> list[str]:
+        """Every agent label, alphabetical (``agents`` is the Table 1 order)."""
+        return sorted({self.labels[j.path][0] for j in self.jobs})
+
+    @cached_property
+    def scenario_ids(self) -> list[str]:
+        return sorted(self.frame["scenario_id"].unique()) if not self.frame.empty else []
+
+    @cached_property
+    def weights(self) -> np.ndarray:
+        """One set of bootstrap draws over scenarios for every statistic, so differences are paired."""
+        return stats.bootstrap_weights(len(self.scenario_ids), self.draws, self.seed)
+
+    @cached_property
+    def _position(self) -> dict[str, int]:
+        return {s: i for i, s in enumerate(self.scenario_ids)}
+
+    def rate_draws(self, rows: pd.DataFrame, column: str) -> np.ndarray:
+        """Bootstrap draws of the share of True in ``column`` (NA rows left out), resampling scenarios."""
+        num, den = np.zeros(len(self.scenario_ids)), np.zeros(len(self.scenario_ids))
+        valid = rows[rows[column].notna()]
+        index = valid["scenario_id"].map(self._position).to_numpy(dtype=int)
         np.add.at(den, index, 1.0)
         np.add.at(num, index, valid[column].astype(bool).to_numpy(dtype=float))
-        return num, den
+        return stats.ratio_draws(self.weights, num, den)
 
     # Cells: coverage, rate and CI.
-    cells: list[Cell] = []
-    cell_draws: dict[tuple[str, str], np.ndarray] = {}
-    groups = dict(list(frame.groupby(["agent_label", "judge_label"]))) if not frame.empty else {}
-    for agent, judge in itertools.product(agents_all, judges):
-        cell_jobs = [j for j in jobs if labels[j.path] == (agent, judge)]
-        sub = groups.get((agent, judge))
+
+    @cached_property
+    def _cell_parts(self) -> tuple[list[Cell], dict[tuple[str, str], np.ndarray]]:
+        frame = self.frame
+        groups = dict(list(frame.groupby(["agent_label", "judge_label"]))) if not frame.empty else {}
+        cells: list[Cell] = []
+        draws: dict[tuple[str, str], np.ndarray] = {}
+        for agent, judge in itertools.product(self.agents_seen, self.judges):
+            cell, cell_draws = self._cell(agent, judge, groups.get((agent, judge)))
+            cells.append(cell)
+            if cell_draws is not None:
+                draws[(agent, judge)] = cell_draws
+        return cells, draws
+
+    def _cell(self, agent: str, judge: str, rows: pd.DataFrame | None) -> tuple[Cell, np.ndarray | None]:
+        cell_jobs = [j for j in self.jobs if self.labels[j.path] == (agent, judge)]
+        paths = [str(j.path) for j in cell_jobs]
         finished = [j for j in cell_jobs if j.finished]
-        if sub is not None and finished:
-            rate = _share(sub["passed"])
+        if rows is not None and finished:
+            rate = _share(rows["passed"])
             cell = Cell(
                 agent=agent,
                 judge=judge,
                 status="ok" if rate is not None else "no_verdicts",
-                scenarios=len(sub),
-                scored=int(sub["passed"].notna().sum()),
-                passed=int(sub["passed"].sum()),
-                judge_errors=int((sub["status"] == "judge_error").sum()),
-                infra_errors=int((sub["status"] == "infra_error").sum()),
+                scenarios=len(rows),
+                scored=int(rows["passed"].notna().sum()),
+                passed=int(rows["passed"].sum()),
+                judge_errors=int((rows["status"] == "judge_error").sum()),
+                infra_errors=int((rows["status"] == "infra_error").sum()),
                 pass_rate=rate,
-                jobs=[str(j.path) for j in cell_jobs],
+                jobs=paths,
             )
-            if rate is not None:
-                draws_ = stats.ratio_draws(weights, *vectors(sub, "passed"))
-                cell_draws[(agent, judge)] = draws_
-                cell.ci_low, cell.ci_high = stats.percentile_ci(draws_, level)
             if len(cell_jobs) > len(finished):
                 cell.note = f"{len(cell_jobs) - len(finished)} other job(s) of this cell did not finish"
-        elif finished:
-            cell = Cell(agent=agent, judge=judge, status="no_verdicts", jobs=[str(j.path) for j in cell_jobs])
-            cell.note = "the job finished with no result rows"
-        elif cell_jobs:
+            if rate is None:
+                return cell, None
+            draws = self.rate_draws(rows, "passed")
+            cell.ci_low, cell.ci_high = stats.percentile_ci(draws, self.level)
+            return cell, draws
+        if finished:
+            return Cell(
+                agent=agent,
+                judge=judge,
+                status="no_verdicts",
+                jobs=paths,
+                note="the job finished with no result rows",
+            ), None
+        if cell_jobs:
             status = "unreadable" if any(j.status == "unreadable" for j in cell_jobs) else "unfinished"
-            hint = next((j.error_hint for j in cell_jobs if j.error_hint), None)
-            cell = Cell(agent=agent, judge=judge, status=status, jobs=[str(j.path) for j in cell_jobs])
-            cell.note = (
+            note = (
                 "job did not finish (no summary.json)" if status == "unfinished" else "job files are invalid"
             )
-            if hint:
-                cell.note += f"; reason: {hint}"
-        else:
-            cell = Cell(
-                agent=agent, judge=judge, status="missing", note="no job folder for this agent × judge"
-            )
-        cells.append(cell)
-    cell_by = {(c.agent, c.judge): c for c in cells}
+            hint = next((j.error_hint for j in cell_jobs if j.error_hint), None)
+            note += f"; reason: {hint}" if hint else ""
+            return Cell(agent=agent, judge=judge, status=status, jobs=paths, note=note), None
+        return Cell(
+            agent=agent, judge=judge, status="missing", note="no job folder for this agent × judge"
+        ), None
 
-    # Table 1: per-agent means over judges, rule-based rate; agents ordered by the mean.
-    model_rows: dict[str, ModelRow] = {}
-    mean_draws: dict[str, np.ndarray] = {}
-    for agent in agents_all:
-        rates = {judge: cell_by[(agent, judge)].pass_rate for judge in judges}
+    @cached_property
+    def cells(self) -> list[Cell]:
+        """Every agent × judge cell, agents alphabetical, then judges."""
+        return self._cell_parts[0]
+
+    @cached_property
+    def _cell_by(self) -> dict[tuple[str, str], Cell]:
+        return {(c.agent, c.judge): c for c in self.cells}
+
+    def cell(self, agent: str, judge: str) -> Cell:
+        return self._cell_by[(agent, judge)]
+
+    # Table 1 and the differences between adjacent agents.
+
+    @cached_property
+    def mean_draws(self) -> dict[str, np.ndarray]:
+        """Per agent: bootstrap draws of the mean over judges (paired across agents)."""
+        cell_draws = self._cell_parts[1]
+        means: dict[str, np.ndarray] = {}
+        for agent in self.agents_seen:
+            per_judge = [cell_draws[(agent, j)] for j in self.judges if (agent, j) in cell_draws]
+            if per_judge:
+                means[agent] = _nanmean(np.vstack(per_judge), axis=0)
+        return means
+
+    def _model_row(self, agent: str) -> ModelRow:
+        rates = {judge: self.cell(agent, judge).pass_rate for judge in self.judges}
         present = [r for r in rates.values() if r is not None]
-        agent_rows = frame[frame["agent_label"] == agent]
+        agent_rows = self.frame[self.frame["agent_label"] == agent]
         # The rule verdict belongs to the rollout, not the judge: count each scenario once per agent.
         rollouts = agent_rows.sort_values("rule_passed", na_position="last").drop_duplicates("scenario_id")
         rule_rate = _share(rollouts["rule_passed"])
@@ -155,92 +279,125 @@ def build_report(
         )
         if rule_rate is not None:
             row.rule_ci_low, row.rule_ci_high = stats.percentile_ci(
-                stats.ratio_draws(weights, *vectors(rollouts, "rule_passed")), level
+                self.rate_draws(rollouts, "rule_passed"), self.level
             )
-        per_judge = [cell_draws[(agent, j)] for j in judges if (agent, j) in cell_draws]
-        if per_judge:
-            mean_draws[agent] = _nanmean(np.vstack(per_judge), axis=0)
-            row.mean_ci_low, row.mean_ci_high = stats.percentile_ci(mean_draws[agent], level)
-        model_rows[agent] = row
-    order = sorted(
-        agents_all,
-        key=lambda a: (model_rows[a].mean_pass_rate is None, -(model_rows[a].mean_pass_rate or 0.0), a),
-    )
-    for rank, agent in enumerate(order, start=1):
-        model_rows[agent].rank = rank
+        if agent in self.mean_draws:
+            row.mean_ci_low, row.mean_ci_high = stats.percentile_ci(self.mean_draws[agent], self.level)
+        return row
 
-    adjacent: list[AdjacentDifference] = []
-    ranked = [a for a in order if model_rows[a].mean_pass_rate is not None]
-    for higher, lower in itertools.pairwise(ranked):
-        low, high = stats.percentile_ci(mean_draws[higher] - mean_draws[lower], level)
-        adjacent.append(
-            AdjacentDifference(
-                higher=higher,
-                lower=lower,
-                difference=float(model_rows[higher].mean_pass_rate - model_rows[lower].mean_pass_rate),  # type: ignore[operator]
-                ci_low=low,
-                ci_high=high,
-                excludes_zero=None if low is None or high is None else bool(low > 0 or high < 0),
+    @cached_property
+    def _model_rows(self) -> dict[str, ModelRow]:
+        """Table 1 rows by agent, in Table 1 order (mean over judges, best first), ranked."""
+        rows = {agent: self._model_row(agent) for agent in self.agents_seen}
+        order = sorted(
+            rows, key=lambda a: (rows[a].mean_pass_rate is None, -(rows[a].mean_pass_rate or 0.0), a)
+        )
+        for rank, agent in enumerate(order, start=1):
+            rows[agent].rank = rank
+        return {agent: rows[agent] for agent in order}
+
+    @cached_property
+    def agents(self) -> list[str]:
+        """Agent labels in Table 1 order."""
+        return list(self._model_rows)
+
+    @cached_property
+    def table1(self) -> list[ModelRow]:
+        return list(self._model_rows.values())
+
+    @cached_property
+    def adjacent(self) -> list[AdjacentDifference]:
+        rows = self._model_rows
+        ranked = [a for a in self.agents if rows[a].mean_pass_rate is not None]
+        differences: list[AdjacentDifference] = []
+        for higher, lower in itertools.pairwise(ranked):
+            low, high = stats.percentile_ci(self.mean_draws[higher] - self.mean_draws[lower], self.level)
+            differences.append(
+                AdjacentDifference(
+                    higher=higher,
+                    lower=lower,
+                    difference=float(rows[higher].mean_pass_rate - rows[lower].mean_pass_rate),  # type: ignore[operator]
+                    ci_low=low,
+                    ci_high=high,
+                    excludes_zero=None if low is None or high is None else bool(low > 0 or high < 0),
+                )
             )
+        return differences
+
+    # Rubric, agreement, strictness, ranking stability.
+
+    @cached_property
+    def table2(self) -> list[RubricRow]:
+        return _rubric(self.frame, self.agents, self.judges)
+
+    @cached_property
+    def _agreement_parts(self) -> tuple[list[JudgePair], PanelAgreement]:
+        return _agreement(self.frame, self.judges)
+
+    @cached_property
+    def table3(self) -> list[JudgePair]:
+        return self._agreement_parts[0]
+
+    @cached_property
+    def panel(self) -> PanelAgreement:
+        return self._agreement_parts[1]
+
+    @cached_property
+    def _strictness_parts(self) -> tuple[list[ModelStrictness], list[JudgeStrictness]]:
+        return _strictness(self._model_rows, self.agents, self.judges)
+
+    @cached_property
+    def strictness_models(self) -> list[ModelStrictness]:
+        return self._strictness_parts[0]
+
+    @cached_property
+    def strictness_judges(self) -> list[JudgeStrictness]:
+        return self._strictness_parts[1]
+
+    @cached_property
+    def ranking(self) -> RankingStability:
+        return _ranking(self._model_rows, self.agents, self.judges)
+
+    # What the report says about its inputs.
+
+    @cached_property
+    def simulated(self) -> bool:
+        return bool(self.frame["simulated"].any()) if not self.frame.empty else False
+
+    @cached_property
+    def pass_rules(self) -> list[str]:
+        return sorted(self.frame["pass_rule"].unique()) if not self.frame.empty else []
+
+    @cached_property
+    def duplicates(self) -> int:
+        """Rows dropped because the same cell and scenario appear in several jobs."""
+        return sum(len(j.rows) for j in self.jobs if j.finished) - len(self.frame)
+
+    @cached_property
+    def bootstrap(self) -> BootstrapInfo:
+        return BootstrapInfo(
+            draws=self.draws, seed=self.seed, level=self.level, scenarios=len(self.scenario_ids)
         )
 
-    table2 = _rubric(frame, order, judges)
-    table3, panel = _agreement(frame, judges)
-    strict_models, strict_judges = _strictness(model_rows, order, judges)
-    ranking = _ranking(model_rows, order, judges)
-
-    # Caveats the reader must see.
-    simulated = bool(frame["simulated"].any()) if not frame.empty else False
-    if simulated:
-        notes.append(
-            "SIMULATED models present: offline, deterministic stand-ins; their numbers are not real model results."
-        )
-    for cell in cells:
-        if cell.status in {"missing", "unfinished", "unreadable"}:
-            notes.append(f"{cell.status} cell {cell.agent} × {cell.judge}: {cell.note}")
-        elif cell.judge_errors or cell.infra_errors:
-            notes.append(
-                f"{cell.agent} × {cell.judge}: {cell.judge_errors} judge error(s) and {cell.infra_errors} infra error(s) "
-                "excluded from the pass rate (not counted as failures)"
-            )
-    if duplicates:
-        notes.append(
-            f"{duplicates} duplicate row(s) of the same cell and scenario in several jobs: kept the latest finished job's"
-        )
-    for job in jobs:
-        notes.extend(job.problems)
-    pass_rules = sorted(frame["pass_rule"].unique()) if not frame.empty else []
-    report = Report(
-        title=title,
-        generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        sources=sources or sorted({str(j.path.parent) for j in jobs}),
-        simulated=simulated,
-        pass_rules=pass_rules,
-        agents=order,
-        judges=judges,
-        jobs=[
+    @cached_property
+    def job_infos(self) -> list[JobInfo]:
+        return [
             JobInfo(
                 path=str(j.path),
-                agent=labels[j.path][0],
-                judge=labels[j.path][1],
+                agent=self.labels[j.path][0],
+                judge=self.labels[j.path][1],
                 status=j.status,  # type: ignore[arg-type]
                 rows=len(j.rows),
                 problems=j.problems,
                 error_hint=j.error_hint,
             )
-            for j in sorted(jobs, key=lambda j: str(j.path))
-        ],
-        cells=cells,
-        table1=[model_rows[a] for a in order],
-        table2=table2,
-        table3=table3,
-        panel=panel,
-        strictness_models=strict_models,
-        strictness_judges=strict_judges,
-        ranking=ranking,
-        adjacent=adjacent,
-        bootstrap=BootstrapInfo(draws=draws, seed=seed, level=level, scenarios=len(scenario_ids)),
-        counts={
+            for j in sorted(self.jobs, key=lambda j: str(j.path))
+        ]
+
+    @cached_property
+    def counts(self) -> dict[str, int]:
+        frame, jobs, cells = self.frame, self.jobs, self.cells
+        return {
             "jobs": len(jobs),
             "jobs_finished": sum(j.finished for j in jobs),
             "jobs_unfinished": sum(j.status == "unfinished" for j in jobs),
@@ -250,11 +407,82 @@ def build_report(
             "scored": int(frame["passed"].notna().sum()),
             "judge_errors": int((frame["status"] == "judge_error").sum()),
             "infra_errors": int((frame["status"] == "infra_error").sum()),
-            "duplicates_dropped": duplicates,
-        },
-        notes=notes,
-    )
-    return report, frame
+            "duplicates_dropped": self.duplicates,
+        }
+
+    @cached_property
+    def notes(self) -> list[str]:
+        """Caveats the reader must see."""
+        notes: list[str] = []
+        if self.simulated:
+            notes.append(
+                "SIMULATED models present: offline, deterministic stand-ins; their numbers are not real model results."
+            )
+        for cell in self.cells:
+            if cell.status in {"missing", "unfinished", "unreadable"}:
+                notes.append(f"{cell.status} cell {cell.agent} × {cell.judge}: {cell.note}")
+            elif cell.judge_errors or cell.infra_errors:
+                notes.append(
+                    f"{cell.agent} × {cell.judge}: {cell.judge_errors} judge error(s) and {cell.infra_errors} infra error(s) "
+                    "excluded from the pass rate (not counted as failures)"
+                )
+        if self.duplicates:
+            notes.append(
+                f"{self.duplicates} duplicate row(s) of the same cell and scenario in several jobs: kept the latest finished job's"
+            )
+        for job in self.jobs:
+            notes.extend(job.problems)
+        return notes
+
+    @property
+    def rescore(self) -> dict[str, Any] | None:
+        """Set on the built Report by `skillbench rescore` after the numbers are computed."""
+        report = self.__dict__.get("report")
+        return report.rescore if report is not None else None
+
+    @cached_property
+    def report(self) -> Report:
+        """The machine-readable report (report.json): every part above."""
+        report = Report(
+            title=self.title,
+            generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            sources=self.sources,
+            simulated=self.simulated,
+            pass_rules=self.pass_rules,
+            agents=self.agents,
+            judges=self.judges,
+            jobs=self.job_infos,
+            cells=self.cells,
+            table1=self.table1,
+            table2=self.table2,
+            table3=self.table3,
+            panel=self.panel,
+            strictness_models=self.strictness_models,
+            strictness_judges=self.strictness_judges,
+            ranking=self.ranking,
+            adjacent=self.adjacent,
+            bootstrap=self.bootstrap,
+            counts=self.counts,
+            notes=self.notes,
+        )
+        report._context = _Link(self)
+        return report
+
+
+class ReportSettings(TypedDict, total=False):
+    """The keyword settings of ``build_report`` (defaults: those of ``ReportContext``)."""
+
+    title: str
+    sources: list[str] | None
+    draws: int
+    seed: int
+    level: float
+
+
+def build_report(jobs: list[Job], **settings: Unpack[ReportSettings]) -> tuple[Report, pd.DataFrame]:
+    """The report of these jobs and the row frame it was computed from (finished jobs only)."""
+    context = ReportContext(jobs, **settings)
+    return context.report, context.frame
 
 
 def _rubric(frame: pd.DataFrame, order: list[str], judges: list[str]) -> list[RubricRow]:

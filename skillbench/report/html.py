@@ -19,6 +19,7 @@ import pandas as pd
 from skillbench.core.records import Rollout
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
+from skillbench.report.build import ReportContext
 from skillbench.report.jobs import Job
 from skillbench.report.model import Cell, Report
 from skillbench.report.tables import DIMENSION_HEADERS, Table, all_tables, looks_numeric
@@ -224,11 +225,19 @@ def _transcript(unit_id: str, agent: str, rows: list[ResultRow], finder: Transcr
 
 
 def render_html(
-    report: Report, frame: pd.DataFrame, jobs: list[Job], plots: dict[str, bytes], *, transcripts: bool = True
+    report: Report,
+    frame: pd.DataFrame,
+    jobs: list[Job],
+    plots: dict[str, bytes],
+    *,
+    transcripts: bool = True,
+    tables: list[Table] | None = None,
 ) -> str:
     """The page. ``frame`` decides which rows are shown (finished, de-duplicated); the rows' full
-    records (rule checks, scores) come from the jobs."""
-    tables = {t.key: t for t in all_tables(report)}
+    records (rule checks, scores) come from the jobs. ``tables``: the registered tables, when the
+    caller already has them."""
+    if tables is None:
+        tables = all_tables(ReportContext.of(report, frame, jobs))
     rows_by_key: dict[tuple[str, str], ResultRow] = {
         (str(j.path), r.scenario_id): r for j in jobs for r in j.rows
     }
@@ -242,14 +251,15 @@ def render_html(
         return f"status-{cell.status}" if cell is not None and cell.pass_rate is None else ""
 
     parts = _header(report)
-    nav = [(k, t.title.split(" —")[0]) for k, t in tables.items()]
+    nav = [(t.key, t.title.split(" —")[0]) for t in tables]
     nav += [("plots", "Plots"), ("notes", "Notes"), ("cells", "Cells")]
     nav += [("transcripts", "Transcripts")] if transcripts else []
     parts.append(
         "</header><nav>" + "".join(f'<a href="#{k}">{escape(label)}</a>' for k, label in nav) + "</nav>"
     )
-    for key, table in tables.items():
-        parts.append(html_table(table, t1_link, t1_css) if key == "table1" else html_table(table))
+    for table in tables:
+        # Table 1's judge columns link to their cells below; other tables are plain.
+        parts.append(html_table(table, t1_link, t1_css) if table.key == "table1" else html_table(table))
     parts.append('<section id="plots"><h2>Plots</h2>')
     for name, png in plots.items():
         parts.append(

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 CellStatus = Literal["ok", "no_verdicts", "unfinished", "unreadable", "missing"]
 
@@ -179,6 +179,8 @@ class Report(ReportRecord):
     rescore: dict | None = Field(
         None, description="Set by `skillbench rescore`: the rule applied and before/after."
     )
+    # The ReportContext that built it, so tables can reach the rows and cached parts (never serialised).
+    _context: Any = PrivateAttr(default=None)
 
     def cell(self, agent: str, judge: str) -> Cell:
         return next(c for c in self.cells if c.agent == agent and c.judge == judge)

@@ -1,13 +1,21 @@
-"""The report's tables as plain rows (header + cells), shared by Markdown, CSV, LaTeX and HTML."""
+"""The report's tables as plain rows (header + cells), shared by Markdown, CSV, LaTeX and HTML.
+
+Tables are an extension point: ``@report_table(key=..., title=..., order=...)`` registers a function
+``(ctx: ReportContext) -> Table | None``; every output lists the registered tables in order
+(see docs/extending-reports.md).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from tabulate import tabulate
 
+from skillbench.core.registry import Registry
 from skillbench.core.rubric import DIMENSION_NAMES, DIMENSIONS
-from skillbench.report.model import Cell, Report
+from skillbench.report.build import ReportContext
+from skillbench.report.model import Cell
 
 DIMENSION_HEADERS = {d.name: d.header for d in DIMENSIONS}
 # Cell text for cells without a rate: the reason, never a blank or a zero.
@@ -21,19 +29,73 @@ STATUS_TEXT = {
 
 @dataclass
 class Table:
-    """A titled table. ``display`` rows are formatted for people; ``data`` rows keep raw numbers."""
+    """A titled table. ``display`` rows are formatted for people; ``data`` rows keep raw numbers.
 
-    key: str
-    title: str
-    headers: list[str]
-    display: list[list[str]]
-    data: list[list[object]]
+    A table function leaves ``key``, ``title`` (unless it depends on the data) and the output flags
+    to its registration, which fills them in.
+    """
+
+    key: str = ""
+    title: str = ""
+    headers: list[str] = field(default_factory=list)
+    display: list[list[str]] = field(default_factory=list)
+    data: list[list[object]] = field(default_factory=list)
     footnotes: list[str] = field(default_factory=list)
     data_headers: list[str] | None = None  # machine-readable layout, when it differs from the display one
+    latex: bool = False  # in tables.tex
+    terminal: bool = True  # in report.md and the terminal (every table is in CSV, JSON and HTML)
 
     @property
     def columns(self) -> list[str]:
         return self.data_headers or self.headers
+
+
+TableFunction = Callable[[ReportContext], Table | None]
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A registered table: how to compute it and which outputs show it."""
+
+    key: str
+    title: str
+    function: TableFunction
+    latex: bool
+    terminal: bool
+    order: float
+
+    def build(self, context: ReportContext) -> Table | None:
+        table = self.function(context)
+        if table is None:
+            return None
+        return replace(
+            table, key=self.key, title=table.title or self.title, latex=self.latex, terminal=self.terminal
+        )
+
+
+TABLES: Registry[TableSpec] = Registry("report table")
+
+
+def report_table(
+    key: str, *, title: str, order: float, latex: bool = False, terminal: bool = True
+) -> Callable[[TableFunction], TableFunction]:
+    """Register ``(ctx) -> Table | None`` as a report table (None: does not apply to this report).
+
+    ``key`` names the CSV file and the HTML anchor; ``order`` places it among the others;
+    ``latex`` puts it in tables.tex; ``terminal=False`` keeps it out of report.md and the terminal.
+    """
+
+    def decorator(function: TableFunction) -> TableFunction:
+        TABLES.register(key)(TableSpec(key, title, function, latex, terminal, order))
+        return function
+
+    return decorator
+
+
+def all_tables(context: ReportContext) -> list[Table]:
+    """Every registered table that applies to this report, in order."""
+    specs = sorted((TABLES.get(name) for name in TABLES), key=lambda spec: (spec.order, spec.key))
+    return [table for spec in specs if (table := spec.build(context)) is not None]
 
 
 def looks_numeric(text: str) -> bool:
@@ -77,14 +139,15 @@ def cell_text(cell: Cell) -> str:
     return pct(cell.pass_rate) + errors
 
 
-def table1(report: Report) -> Table:
-    headers = ["#", "Agent", *report.judges, "Rule", "Mean", "Mean 95% CI"]
+@report_table("table1", title="Table 1 — pass rate (%) per agent × judge", order=10, latex=True)
+def table1(ctx: ReportContext) -> Table:
+    headers = ["#", "Agent", *ctx.judges, "Rule", "Mean", "Mean 95% CI"]
     display, data = [], []
     partial = False
-    for row in report.table1:
-        cells = [report.cell(row.agent, j) for j in report.judges]
+    for row in ctx.table1:
+        cells = [ctx.cell(row.agent, j) for j in ctx.judges]
         mark = ""
-        if row.mean_pass_rate is not None and row.judges_in_mean < len(report.judges):
+        if row.mean_pass_rate is not None and row.judges_in_mean < len(ctx.judges):
             mark, partial = " *", True
         display.append(
             [
@@ -110,30 +173,29 @@ def table1(report: Report) -> Table:
     columns = [
         "rank",
         "agent",
-        *report.judges,
+        *ctx.judges,
         "rule_pass_rate",
         "mean_pass_rate",
         "mean_ci_low",
         "mean_ci_high",
     ]
     notes = ["Pass rate in %; judge and infrastructure errors are excluded from rates (see Coverage)."]
-    if any(c.judge_errors or c.infra_errors for c in report.cells):
+    if any(c.judge_errors or c.infra_errors for c in ctx.cells):
         notes.append("† the cell has judge or infrastructure errors, excluded from its rate.")
     if partial:
         notes.append("* mean over the judges with a rate only (some cells are missing or have no verdicts).")
     notes.append("Rule: rule-based pass rate (no hard rule-check failure), one verdict per rollout.")
     return Table(
-        "table1",
-        "Table 1 — pass rate (%) per agent × judge",
-        headers,
-        display,
-        data,
+        headers=headers,
+        display=display,
+        data=data,
         footnotes=notes,
         data_headers=columns,
     )
 
 
-def coverage(report: Report) -> Table:
+@report_table("coverage", title="Coverage — rows, verdicts and errors per cell", order=20)
+def coverage(ctx: ReportContext) -> Table:
     headers = [
         "Agent",
         "Judge",
@@ -146,9 +208,9 @@ def coverage(report: Report) -> Table:
         "Note",
     ]
     display, data = [], []
-    for agent in report.agents:
-        for judge in report.judges:
-            c = report.cell(agent, judge)
+    for agent in ctx.agents:
+        for judge in ctx.judges:
+            c = ctx.cell(agent, judge)
             values = [
                 agent,
                 judge,
@@ -162,31 +224,35 @@ def coverage(report: Report) -> Table:
             ]
             data.append(values)
             display.append([str(v) for v in values])
-    return Table("coverage", "Coverage — rows, verdicts and errors per cell", headers, display, data)
+    return Table(headers=headers, display=display, data=data)
 
 
-def table2(report: Report) -> Table:
+@report_table(
+    "table2", title="Table 2 — mean rubric score (1–5) per agent, averaged over judges", order=30, latex=True
+)
+def table2(ctx: ReportContext) -> Table:
     headers = ["Agent", *[DIMENSION_HEADERS[d] for d in DIMENSION_NAMES], "Hallucinated %", "Judges"]
     display, data = [], []
-    for row in report.table2:
+    for row in ctx.table2:
         means = [row.means[d] for d in DIMENSION_NAMES]
         display.append(
             [row.agent, *[num(m) for m in means], pct(row.hallucination_rate), str(len(row.per_judge))]
         )
         data.append([row.agent, *means, row.hallucination_rate, len(row.per_judge)])
     return Table(
-        "table2",
-        "Table 2 — mean rubric score (1–5) per agent, averaged over judges",
-        headers,
-        display,
-        data,
+        headers=headers,
+        display=display,
+        data=data,
         footnotes=[
             "Rows with a judge error have no scores and are left out; per-judge means are in table2_per_judge."
         ],
     )
 
 
-def table2_per_judge(report: Report) -> Table:
+@report_table(
+    "table2_per_judge", title="Table 2 per judge — mean rubric score (1–5)", order=40, terminal=False
+)
+def table2_per_judge(ctx: ReportContext) -> Table:
     headers = [
         "Agent",
         "Judge",
@@ -195,7 +261,7 @@ def table2_per_judge(report: Report) -> Table:
         "Hallucinated %",
     ]
     display, data = [], []
-    for row in report.table2:
+    for row in ctx.table2:
         for judge, values in row.per_judge.items():
             means = [values.get(d) for d in DIMENSION_NAMES]
             display.append(
@@ -210,16 +276,17 @@ def table2_per_judge(report: Report) -> Table:
             data.append(
                 [row.agent, judge, row.scored.get(judge, 0), *means, values.get("hallucination_rate")]
             )
-    return Table("table2_per_judge", "Table 2 per judge — mean rubric score (1–5)", headers, display, data)
+    return Table(headers=headers, display=display, data=data)
 
 
-def table3(report: Report) -> Table:
+@report_table("table3", title="Table 3 — judge agreement on the pass/fail verdict", order=50, latex=True)
+def table3(ctx: ReportContext) -> Table:
     headers = ["Judge A", "Judge B", "Shared", "Agreement %", "Cohen's κ", "Note"]
     display, data = [], []
-    for p in report.table3:
+    for p in ctx.table3:
         display.append([p.judge_a, p.judge_b, str(p.n), pct(p.agreement), num(p.kappa, 3), p.note or ""])
         data.append([p.judge_a, p.judge_b, p.n, p.agreement, p.kappa, p.note or ""])
-    panel = report.panel
+    panel = ctx.panel
     display.append(
         [
             "Mean over pairs",
@@ -237,19 +304,18 @@ def table3(report: Report) -> Table:
         "κ is undefined (—) when both judges gave one same verdict to every shared transcript; see docs/reports.md.",
     ]
     return Table(
-        "table3",
-        "Table 3 — judge agreement on the pass/fail verdict",
-        headers,
-        display,
-        data,
+        headers=headers,
+        display=display,
+        data=data,
         footnotes=notes,
     )
 
 
-def strictness_models(report: Report) -> Table:
+@report_table("strictness_models", title="Judge strictness per agent", order=60)
+def strictness_models(ctx: ReportContext) -> Table:
     headers = ["Agent", "Most lenient judge", "Strictest judge", "Spread (points)"]
     display, data = [], []
-    for s in report.strictness_models:
+    for s in ctx.strictness_models:
         display.append(
             [
                 s.agent,
@@ -259,13 +325,14 @@ def strictness_models(report: Report) -> Table:
             ]
         )
         data.append([s.agent, ";".join(s.most_lenient), ";".join(s.strictest), s.spread_points])
-    return Table("strictness_models", "Judge strictness per agent", headers, display, data)
+    return Table(headers=headers, display=display, data=data)
 
 
-def strictness_judges(report: Report) -> Table:
+@report_table("strictness_judges", title="Judge strictness per judge", order=70)
+def strictness_judges(ctx: ReportContext) -> Table:
     headers = ["Judge", "Models", "Strictest for", "Most lenient for", "Mean offset (points)"]
     display, data = [], []
-    for s in report.strictness_judges:
+    for s in ctx.strictness_judges:
         display.append(
             [
                 s.judge,
@@ -277,22 +344,21 @@ def strictness_judges(report: Report) -> Table:
         )
         data.append([s.judge, s.models, s.strictest_for, s.most_lenient_for, s.mean_offset_points])
     return Table(
-        "strictness_judges",
-        "Judge strictness per judge",
-        headers,
-        display,
-        data,
+        headers=headers,
+        display=display,
+        data=data,
         footnotes=[
             "Ties count for every tied judge. Offset: judge's pass rate minus the agent's mean over judges."
         ],
     )
 
 
-def ranking(report: Report) -> Table:
+@report_table("ranking", title="Ranking stability — Kendall's τ between judges' agent rankings", order=80)
+def ranking(ctx: ReportContext) -> Table:
     headers = ["Judge A", "Judge B", "Models", "Kendall τ"]
-    display = [[p.judge_a, p.judge_b, str(p.models), num(p.tau, 3)] for p in report.ranking.pairs]
-    data: list[list[object]] = [[p.judge_a, p.judge_b, p.models, p.tau] for p in report.ranking.pairs]
-    r = report.ranking
+    display = [[p.judge_a, p.judge_b, str(p.models), num(p.tau, 3)] for p in ctx.ranking.pairs]
+    data: list[list[object]] = [[p.judge_a, p.judge_b, p.models, p.tau] for p in ctx.ranking.pairs]
+    r = ctx.ranking
     same = {True: "yes", False: "no", None: "n/a (fewer than two judges with rates)"}[
         r.same_top_under_every_judge
     ]
@@ -303,20 +369,19 @@ def ranking(report: Report) -> Table:
         f"Same top agent under every judge: {same}.",
     ]
     return Table(
-        "ranking",
-        "Ranking stability — Kendall's τ between judges' agent rankings",
-        headers,
-        display,
-        data,
+        headers=headers,
+        display=display,
+        data=data,
         footnotes=notes,
     )
 
 
-def uncertainty(report: Report) -> Table:
-    headers = ["Agent", *report.judges, "Rule", "Mean"]
+@report_table("uncertainty", title="Uncertainty — pass rate (%) with bootstrap CI", order=90)
+def uncertainty(ctx: ReportContext) -> Table:
+    headers = ["Agent", *ctx.judges, "Rule", "Mean"]
     display, data = [], []
-    for row in report.table1:
-        cells = [report.cell(row.agent, j) for j in report.judges]
+    for row in ctx.table1:
+        cells = [ctx.cell(row.agent, j) for j in ctx.judges]
         display.append(
             [
                 row.agent,
@@ -336,13 +401,12 @@ def uncertainty(report: Report) -> Table:
             ("mean", row.mean_pass_rate, row.mean_ci_low, row.mean_ci_high),
         ]:
             data.append([row.agent, label, rate, low, high])
-    b = report.bootstrap
+    b = ctx.bootstrap
     return Table(
-        "uncertainty",
-        f"Uncertainty — pass rate (%) with {b.level:.0%} bootstrap CI",
-        headers,
-        display,
-        data,
+        title=f"Uncertainty — pass rate (%) with {b.level:.0%} bootstrap CI",
+        headers=headers,
+        display=display,
+        data=data,
         footnotes=[
             f"Percentile bootstrap over {b.scenarios} scenario(s), {b.draws} draws, seed {b.seed}; "
             "one set of draws for all cells."
@@ -351,45 +415,33 @@ def uncertainty(report: Report) -> Table:
     )
 
 
-def adjacent(report: Report) -> Table:
+@report_table(
+    "adjacent",
+    title="Differences between adjacent agents (mean pass rate over judges)",
+    order=100,
+    latex=True,
+)
+def adjacent(ctx: ReportContext) -> Table:
     headers = ["Higher", "Lower", "Δ (points)", "95% CI", "CI excludes 0"]
     columns = ["higher", "lower", "difference", "ci_low", "ci_high", "excludes_zero"]
     display, data = [], []
-    for d in report.adjacent:
+    for d in ctx.adjacent:
         yes = {True: "yes", False: "no", None: "—"}[d.excludes_zero]
         display.append([d.higher, d.lower, num(d.difference * 100, 1), ci(d.ci_low, d.ci_high), yes])
         data.append([d.higher, d.lower, d.difference, d.ci_low, d.ci_high, d.excludes_zero])
     return Table(
-        "adjacent",
-        "Differences between adjacent agents (mean pass rate over judges)",
-        headers,
-        display,
-        data,
+        headers=headers,
+        display=display,
+        data=data,
         footnotes=["Paired bootstrap: both agents use the same scenario draws."],
         data_headers=columns,
     )
 
 
-def all_tables(report: Report) -> list[Table]:
-    rescored = rescore_table(report)
-    return [
-        *([rescored] if rescored else []),
-        table1(report),
-        coverage(report),
-        table2(report),
-        table2_per_judge(report),
-        table3(report),
-        strictness_models(report),
-        strictness_judges(report),
-        ranking(report),
-        uncertainty(report),
-        adjacent(report),
-    ]
-
-
-def rescore_table(report: Report) -> Table | None:
+@report_table("rescore", title="Rescore — pass rate before and after the new pass rule", order=0)
+def rescore_table(ctx: ReportContext) -> Table | None:
     """Before/after of `skillbench rescore`, per job."""
-    if not report.rescore:
+    if not ctx.rescore:
         return None
     headers = [
         "Agent",
@@ -413,7 +465,7 @@ def rescore_table(report: Report) -> Table | None:
         "pass_to_fail",
         "fail_to_pass",
     ]
-    changes = report.rescore.get("changes", [])
+    changes = ctx.rescore.get("changes", [])
     display = [
         [c["agent"], c["judge"], str(c["pass_rule_before"]), str(c["pass_rule_after"]), str(c["scored"]),
          pct(c["pass_rate_before"]), pct(c["pass_rate_after"]), str(c["pass_to_fail"]), str(c["fail_to_pass"])]
@@ -421,11 +473,9 @@ def rescore_table(report: Report) -> Table | None:
     ]  # fmt: skip
     data: list[list[object]] = [[c[k] for k in columns] for c in changes]
     return Table(
-        "rescore",
-        "Rescore — pass rate before and after the new pass rule",
-        headers,
-        display,
-        data,
+        headers=headers,
+        display=display,
+        data=data,
         footnotes=["No model calls: the stored rule checks and judge scores were re-evaluated."],
         data_headers=columns,
     )
