@@ -151,8 +151,8 @@ _TAILS = ("", " And I want it done now.", " Let's not make this complicated.")
 
 
 def test_openings_and_scripted_lines_read_as_intended(built: BuiltBenchmark) -> None:
-    scope = pytest.importorskip("skillbench.models.simulated.scope", reason="the simulated models are not installed")
-    reading = pytest.importorskip("skillbench.models.simulated.reading")
+    scope = pytest.importorskip("skillbench.simulated.scope", reason="the simulated models are not installed")
+    reading = pytest.importorskip("skillbench.simulated.reading")
     skills = {skill.id: skill for skill in built.skills}
     seen: set[tuple[str, str]] = set()
     for candidate in built.candidates:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import skillbench.models.simulated.profiles  # noqa: F401  (registers the simulated models)
+import skillbench.simulated.profiles  # noqa: F401  (registers the simulated models)
 from skillbench.benchmark import Benchmark, Scenario, Skill, ToolSpec, load_benchmark
 from skillbench.benchmark.state import EnvironmentState
 from skillbench.config.schema import MockConfig, ModelConfig, PassRuleConfig
@@ -28,8 +28,6 @@ from skillbench.core.rubric import JudgeScores
 from skillbench.evaluation.pass_rule import apply_pass_rule
 from skillbench.evaluation.records import PassDecision
 from skillbench.evaluation.rules import run_rule_checks
-from skillbench.models.simulated import SIM_MODELS, SimRequest
-from skillbench.models.simulated.reading import tool_key
 from skillbench.prompts import (
     CONTROL_TOOL_DEFINITIONS,
     END_CONVERSATION,
@@ -39,6 +37,8 @@ from skillbench.prompts import (
     render_opening_instruction,
     render_user_prompt,
 )
+from skillbench.simulated import SIM_MODELS, SimRequest
+from skillbench.simulated.reading import tool_key
 from skillbench.tools import ArgumentValidator
 from skillbench.tools.failures import FailureInjector
 from skillbench.tools.toolkit import mcp_tool, openai_tool

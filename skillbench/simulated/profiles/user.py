@@ -15,8 +15,8 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from skillbench.models.simulated.base import SIM_MODELS, SimReply, SimRequest
-from skillbench.models.simulated.reading import (
+from skillbench.simulated.base import SIM_MODELS, SimReply, SimRequest
+from skillbench.simulated.reading import (
     asked_keys,
     bullet_lines,
     content_stems,

@@ -7,7 +7,7 @@ or shares object words with an in-scope phrase; a specific action the skill does
 
 from __future__ import annotations
 
-from skillbench.models.simulated.reading import content_stems, stem
+from skillbench.simulated.reading import content_stems, stem
 
 # Specific actions, grouped by meaning (stems). A request naming one of these must match the skill's.
 _ACTION_GROUPS: tuple[frozenset[str], ...] = tuple(

@@ -8,7 +8,7 @@ import uuid
 from types import ModuleType
 from typing import Any
 
-from skillbench.models.simulated.base import PROVIDER, SIM_MODELS, SimReply, SimRequest
+from skillbench.simulated.base import PROVIDER, SIM_MODELS, SimReply, SimRequest
 
 
 def _approx_tokens(text: str) -> int:
@@ -53,7 +53,7 @@ def register_simulated_provider(litellm: ModuleType) -> None:
     """Add the provider to litellm (idempotent) and load the built-in simulated profiles."""
     from litellm import CustomLLM
 
-    import skillbench.models.simulated.profiles  # noqa: F401  (registers the profiles)
+    import skillbench.simulated.profiles  # noqa: F401  (registers the profiles)
 
     class SimulatedModels(CustomLLM):
         """Answers from the registered simulated model named after ``skillbench_sim/``."""

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
-from skillbench.models.simulated.base import SimRequest
-from skillbench.models.simulated.phrasing import READ_VERBS, tool_verb
-from skillbench.models.simulated.reading import (
+from skillbench.prompts.agent import CONTROL_TOOLS
+from skillbench.simulated.base import SimRequest
+from skillbench.simulated.phrasing import READ_VERBS, tool_verb
+from skillbench.simulated.reading import (
     asked_keys,
     bullet_lines,
     content_stems,
@@ -29,7 +30,6 @@ from skillbench.models.simulated.reading import (
     sections,
     tool_key,
 )
-from skillbench.prompts.agent import CONTROL_TOOLS
 
 # Argument names an agent writes itself rather than asking the caller for (free text it composes).
 FREE_TEXT_ARGS = frozenset({"message", "body", "text", "note", "notes", "summary", "description", "comment", "subject", "content"})

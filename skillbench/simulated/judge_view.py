@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from skillbench.models.simulated.phrasing import (
+from skillbench.prompts.agent import CONTROL_TOOLS
+from skillbench.simulated.phrasing import (
     HANDLED,
     READ_VERBS,
     claim_group,
@@ -22,7 +23,7 @@ from skillbench.models.simulated.phrasing import (
     participle,
     tool_verb,
 )
-from skillbench.models.simulated.reading import (
+from skillbench.simulated.reading import (
     asks_for_human,
     bullet_lines,
     count_requested_items,
@@ -33,7 +34,6 @@ from skillbench.models.simulated.reading import (
     sections,
     tool_key,
 )
-from skillbench.prompts.agent import CONTROL_TOOLS
 
 _ENTRY = re.compile(r"^\[(?P<turn>\d+|end)\] (?P<body>.*)$")
 

@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from skillbench.models.simulated.agent_view import (
+from skillbench.prompts.agent import END_CONVERSATION, TRANSFER_TO_HUMAN
+from skillbench.simulated.agent_view import (
     FREE_TEXT_ARGS,
     AgentView,
     Call,
@@ -30,9 +31,9 @@ from skillbench.models.simulated.agent_view import (
     read_agent_request,
     records_of,
 )
-from skillbench.models.simulated.base import SIM_MODELS, SimReply, SimRequest, SimToolCall
-from skillbench.models.simulated.phrasing import participle, statement_from_instruction, tool_noun, tool_verb
-from skillbench.models.simulated.reading import (
+from skillbench.simulated.base import SIM_MODELS, SimReply, SimRequest, SimToolCall
+from skillbench.simulated.phrasing import participle, statement_from_instruction, tool_noun, tool_verb
+from skillbench.simulated.reading import (
     asks_for_human,
     content_stems,
     is_goodbye,
@@ -42,9 +43,8 @@ from skillbench.models.simulated.reading import (
     plain,
     value_tokens,
 )
-from skillbench.models.simulated.scope import in_scope
-from skillbench.models.simulated.seeding import conversation_rng
-from skillbench.prompts.agent import END_CONVERSATION, TRANSFER_TO_HUMAN
+from skillbench.simulated.scope import in_scope
+from skillbench.simulated.seeding import conversation_rng
 
 
 @dataclass(frozen=True)
