@@ -23,7 +23,7 @@ from skillbench.simulated.judge_view import (
     JudgePrompt,
     analyse,
     judge_prompt_text,
-    parse_judge_prompt,
+    read_judge_prompt,
 )
 from skillbench.simulated.reading import is_refusal
 
@@ -208,7 +208,7 @@ class _Scorer:
 
 def judge_scores(request: SimRequest, traits: JudgeTraits) -> dict[str, object]:
     """The rubric object for this request (a dict with exactly ``OUTPUT_KEYS``)."""
-    prompt = parse_judge_prompt(judge_prompt_text(request.messages))
+    prompt = read_judge_prompt(judge_prompt_text(request.messages))
     findings = analyse(prompt)
     scorer = _Scorer(prompt, findings, traits)
     scorer.collect()
