@@ -12,7 +12,7 @@ from skillbench.config.schema import ModelConfig
 from skillbench.models import Completion, ModelClient
 from skillbench.prompts import render_agent_prompt
 from skillbench.simulated.reading import count_requested_items
-from tests.models.harness import openai_tools
+from tests.simulated.harness import openai_tools
 
 SCENARIO = "hc-resched-happy-01"
 OPENING = "I need to move my check-up next week to a different time."
