@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from skillbench.simulated.vocabulary import phrases, vocabulary
+
 # ---------------------------------------------------------------------------------------------- names
 
 
@@ -26,20 +28,7 @@ def tool_key(name: str) -> str:
 
 
 # Fact-name → other ways people say it. Only used when no other candidate key owns the phrase exactly.
-_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "date_of_birth": ("birthday", "dob", "birth date", "birthdate", "date of birth"),
-    "customer_id": ("customer number", "patient id", "patient number", "member id", "client id"),
-    "account_number": ("account no", "account id", "account #"),
-    "postal_code": ("postcode", "zip code", "zip", "post code"),
-    "billing_postcode": ("postcode", "post code", "postal code", "zip code", "billing postal code"),
-    "email": ("email address", "e-mail", "e-mail address", "mail address"),
-    "phone": ("phone number", "mobile number", "mobile", "cell"),
-    "phone_number": ("phone", "mobile number", "mobile", "cell"),
-    "otp_code": ("passcode", "one-time passcode", "one time passcode", "one-time code", "one time code", "verification code", "code"),
-    "full_name": ("name", "full name"),
-    "card_last4": ("last four digits", "last 4 digits", "last four"),
-    "last4": ("last four digits", "last 4 digits", "last four"),
-}
+_SYNONYMS: dict[str, tuple[str, ...]] = phrases("fact_synonyms")
 
 _GENERIC_HEADS = {"new", "preferred", "chosen", "desired", "requested", "your", "the"}
 
@@ -280,7 +269,8 @@ def pick_option(text: str, options: list[str]) -> str | None:
 
 _HUMAN = re.compile(
     r"\b(human|real person|a person|actual person|live agent|real agent|representative|manager|supervisor|operator|"
-    r"someone else|somebody else|speak to someone|talk to someone|speak with someone|fees team|fraud team|clinical team)\b",
+    r"someone else|somebody else|speak to someone|talk to someone|speak with someone|"
+    + "|".join(re.escape(team) for team in vocabulary()["human_teams"]) + r")\b",
     re.I,
 )
 _INJECTION = re.compile(
