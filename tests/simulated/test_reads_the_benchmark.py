@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from skillbench.benchmark import load_benchmark
 from skillbench.benchmark.generator.build import BuiltBenchmark, build_benchmark
 from skillbench.simulated import reading, scope
 
@@ -49,3 +50,13 @@ def test_openings_and_scripted_lines_read_as_intended(built: BuiltBenchmark) -> 
                 assert not re.search(r"\d", said.group(1)), s.id  # a number could be taken for a requested fact
     for persona in {c.scenario.persona.id: c.scenario.persona for c in built.candidates}.values():
         assert not any(reading.asks_for_human(u) for u in persona.example_utterances), persona.id
+
+
+def test_fact_values_are_single_values_the_simulator_can_say_and_read() -> None:
+    """The simulated caller says a fact as written and the simulated agent reads a value up to a comma or a
+    full stop: a limit of the simulator's reading that the shipped starter data happens to meet."""
+    for scenario in load_benchmark("starter").scenarios:
+        for key, value in scenario.user_facts.items():
+            assert value == value.strip() and value, (scenario.id, key)
+            assert not value.endswith((".", ",", ";", "!", "?")), (scenario.id, key)
+            assert "," not in value, (scenario.id, key)
