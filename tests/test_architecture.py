@@ -41,6 +41,8 @@ def test_the_layering_contract_is_kept() -> None:
         ("core/records.py", "import skillbench.report"),  # the bottom layer reaching the top
         ("prompts/judge.py", "from skillbench.evaluation import judge as _judge"),
         ("models/client.py", "import skillbench.rollout.orchestrator"),
+        ("models/litellm_setup.py", "import skillbench.simulated.provider"),  # the product reaching into the plugin
+        ("simulated/base.py", "import skillbench.engine"),  # the plugin reaching the engine
     ],
 )
 def test_an_upward_import_breaks_the_contract(tmp_path: Path, module: str, upward: str) -> None:

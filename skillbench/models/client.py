@@ -15,6 +15,7 @@ from skillbench.config.schema import ModelConfig
 from skillbench.core.errors import InfrastructureError
 from skillbench.core.records import ToolCall, Usage
 from skillbench.models.litellm_setup import get_litellm, register_zero_cost
+from skillbench.models.plugins import ensure_provider
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,7 @@ class ModelClient:
         self.limiter = limiter or asyncio.Semaphore(cfg.concurrency)
         self.seed = seed
         self._litellm = get_litellm()
+        ensure_provider(cfg.model, self._litellm)
         if cfg.api_base and not cfg.simulated:
             provider = cfg.model.split("/", 1)[0]
             register_zero_cost(cfg.model, provider)

@@ -1,4 +1,4 @@
-"""Import litellm once, offline-safe and quiet, with skillbench's simulated provider registered."""
+"""Import litellm once, offline-safe and quiet. Provider plugins are added by :mod:`skillbench.models.plugins`."""
 
 from __future__ import annotations
 
@@ -24,9 +24,6 @@ def get_litellm() -> ModuleType:
     litellm.telemetry = False
     litellm.drop_params = True  # e.g. temperature for models that reject it; never fail on an unsupported param
 
-    from skillbench.models.simulated.provider import register_simulated_provider
-
-    register_simulated_provider(litellm)
     _LITELLM = litellm
     return litellm
 

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import re
+
 from skillbench.benchmark.schema import Scenario, Skill
+from skillbench.prompts.format import Record, bullet_lines, labelled, section_starting, sections
 
 USER_PROMPT_VERSION = "user-v1"
+
+# The template below spells these out (headings are matched by their start); tests/prompts checks both agree.
+USER_OPENING = "You are role-playing a customer who contacts {company} support."
+PERSONA = "Persona"
+GOAL = "Your goal"
+FACTS_KNOWN = "Facts you know"
+FACTS_WITHHELD = "Facts you do not have"
+BEHAVIOUR = "How to behave"
+ENDING = "Ending"
+USER_HEADINGS = (PERSONA, GOAL, FACTS_KNOWN, FACTS_WITHHELD, BEHAVIOUR, ENDING)
+STOP_SENTENCE = "reply with {stop_marker} alone."
 
 
 def render_user_prompt(scenario: Scenario, skill: Skill, stop_marker: str) -> str:
@@ -44,3 +58,58 @@ reply with {stop_marker} alone."""
 def render_opening_instruction() -> str:
     """The first user-turn message given to the simulator (the agent has not spoken yet)."""
     return "The support line has answered. Write your first message to the agent."
+
+
+class UserPromptView(Record):
+    """What :func:`render_user_prompt` states, as :func:`parse_user_prompt` reads it back."""
+
+    company: str
+    label: str
+    traits: list[str]
+    style: str
+    motivation: str
+    examples: list[str]
+    objective: str
+    facts: dict[str, str]  # as listed; a key may also be withheld
+    withheld: list[str]
+    behaviour: list[str]
+    stop_marker: str | None
+
+
+_OPENING = re.compile(re.escape(USER_OPENING).replace(re.escape("{company}"), "(?P<company>.+?)"))
+_STOP = re.compile(re.escape(STOP_SENTENCE.removesuffix(".")).replace(re.escape("{stop_marker}"), r"(?P<stop>\S+)"))
+
+
+def _listed(text: str) -> list[str]:
+    return [] if text in {"", "-"} else [item.strip() for item in text.split(",")]
+
+
+def _unquoted(item: str) -> str:
+    return item[1:-1] if len(item) >= 2 and item[0] == item[-1] == '"' else item
+
+
+def parse_user_prompt(text: str) -> UserPromptView:
+    """The inverse of :func:`render_user_prompt` ('-' and '(none)' placeholders read as empty)."""
+    parts = sections(text)
+    persona = section_starting(parts, PERSONA)
+    opening = _OPENING.search(text.split("\n", 1)[0])
+    facts: dict[str, str] = {}
+    for line in bullet_lines(section_starting(parts, FACTS_KNOWN)):
+        key, _, value = line.partition(":")
+        if key.strip():
+            facts[key.strip()] = value.strip()
+    stop = _STOP.search(section_starting(parts, ENDING))
+    style, motivation = labelled(persona, "style"), labelled(persona, "motivation")
+    return UserPromptView(
+        company=opening.group("company") if opening else "",
+        label=labelled(persona, "label"),
+        traits=_listed(labelled(persona, "traits")),
+        style="" if style == "-" else style,
+        motivation="" if motivation == "-" else motivation,
+        examples=[_unquoted(item) for item in bullet_lines(persona)],
+        objective=section_starting(parts, GOAL).strip(),
+        facts=facts,
+        withheld=[item.strip() for item in bullet_lines(section_starting(parts, FACTS_WITHHELD))],
+        behaviour=bullet_lines(section_starting(parts, BEHAVIOUR)),
+        stop_marker=stop.group("stop") if stop else None,
+    )

@@ -26,7 +26,6 @@ from skillbench.benchmark.reference import holds, run_reference
 from skillbench.benchmark.state import EnvironmentState
 from skillbench.benchmark.version import content_version
 from skillbench.core.errors import BenchmarkDataError
-from skillbench.models.simulated import reading, scope
 from tests.conftest import compose_config
 
 INDUSTRIES = {"telecommunications", "banking", "insurance", "healthcare", "retail", "travel", "utilities", "saas",
@@ -192,36 +191,6 @@ def test_completed_scenarios_reach_their_target_on_the_stateful_mock(built: Buil
 
 # Lead-ins and endings the simulated caller adds to an opening in some personas: an opening must be
 # read the same way (in or out of scope) with any of them.
-_LEADS = ("", "Look, ", "Honestly, this has been a hassle. ", "Hi, um... ", "Hello? Sorry, I'm not sure I'm doing this right. ",
-          "Hi, I hope this is the right number. ", "Hello. ")
-_TAILS = ("", " And I want it done now.", " Let's not make this complicated.")
-
-
-def test_openings_and_scripted_lines_read_as_intended(built: BuiltBenchmark) -> None:
-    skills = {skill.id: skill for skill in built.skills}
-    seen: set[tuple[str, str]] = set()
-    for candidate in built.candidates:
-        s = candidate.scenario
-        skill = skills[s.skill_id]
-        if (s.skill_id, s.objective) not in seen:
-            seen.add((s.skill_id, s.objective))
-            wanted = s.path != "out_of_scope"
-            for lead in _LEADS:
-                for tail in _TAILS:
-                    opening = lead + s.objective + tail
-                    assert scope.in_scope(opening, skill.in_scope, skill.capability, skill.name) == wanted, (s.id, opening)
-        assert not reading.asks_for_human(s.objective), s.id
-        for line in s.user_instructions:
-            said = SAY.match(line)
-            if said and s.path == "transfer":
-                assert reading.asks_for_human(said.group(1)), s.id
-            if said and s.path == "prompt_injection":
-                assert reading.is_injection(said.group(1)) and not reading.asks_for_human(said.group(1)), s.id
-                assert not re.search(r"\d", said.group(1)), s.id  # a number could be taken for a requested fact
-    for persona in {c.scenario.persona.id: c.scenario.persona for c in built.candidates}.values():
-        assert not any(reading.asks_for_human(u) for u in persona.example_utterances), persona.id
-
-
 def test_writer_round_trips_awkward_values() -> None:
     data = {
         "plain": "Verified caller, systems working",

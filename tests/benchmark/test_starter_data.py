@@ -469,15 +469,6 @@ def test_scenarios_cover_named_situations() -> None:
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
-def test_fact_values_are_said_cleanly(scenario: Scenario) -> None:
-    """A caller says a fact exactly as written: no padding, no trailing punctuation, no commas inside."""
-    for key, value in scenario.user_facts.items():
-        assert value == value.strip() and value, key
-        assert not value.endswith((".", ",", ";", "!", "?")), f"{key}: drop the trailing punctuation"
-        assert "," not in value, f"{key}: a comma ends a spoken value; write the value without commas"
-
-
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
 def test_collected_choices_are_among_returned_options(scenario: Scenario) -> None:
     """A collect key named like an earlier lookup's field (new_start_time ~ start_time) is a choice among
     the values that lookup returns, so the caller's fact must be one of them (no invented availability)."""

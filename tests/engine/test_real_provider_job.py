@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from skillbench.engine import RESULTS_FILE, ResultRow, run_job
-from tests.conftest import compose_config
+from tests.conftest import REPO, compose_config
 from tests.support.openai_stub import conversation_script, stub_server
 
 SECRET = "sk-live-DO-NOT-STORE-4242"
@@ -38,3 +41,29 @@ def test_job_through_litellm_to_a_stub_and_no_secret_stored(tmp_path: Path, monk
     for path in [*(tmp_path / "job").rglob("*"), *(tmp_path / "store").rglob("*")]:
         if path.is_file():
             assert SECRET not in path.read_text(errors="ignore"), path
+
+
+_NO_PLUGIN_JOB = """
+import sys
+from pathlib import Path
+from skillbench.engine import run_job
+from tests.conftest import compose_config
+
+cfg = compose_config("agent=qwen3_5_9b", "judge=gemma4", "user_sim=gemma4_31b", "store.root={root}/store",
+                     "benchmark.scenarios=[hc-resched-happy-01]")
+summary = run_job(cfg, Path("{root}") / "job")
+assert summary.infra_errors == 0, summary
+print(sorted(name for name in sys.modules if name.startswith("skillbench.simulated")))
+"""
+
+
+def test_a_job_of_real_models_never_imports_the_simulator(tmp_path: Path) -> None:
+    # In a fresh interpreter: the test session itself has imported the simulator through other tests.
+    with stub_server(conversation_script) as server:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+        for name in ("QWEN3_5_9B", "GEMMA4", "USER_SIM"):
+            env[f"SKILLBENCH_{name}_API_BASE"] = server.base_url
+        result = subprocess.run([sys.executable, "-c", _NO_PLUGIN_JOB.format(root=tmp_path)], cwd=REPO, env=env,
+                                capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == "[]"

@@ -8,7 +8,6 @@ from typing import Any
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario
 from skillbench.config.schema import LlmMock, ModelConfig, StatefulMock
-from skillbench.models.simulated import SIM_MODELS, SimRequest
 from skillbench.prompts.tool_result import (
     TOOL_RESULT_PROMPT_VERSION,
     parse_tool_call_message,
@@ -16,6 +15,7 @@ from skillbench.prompts.tool_result import (
     render_tool_block,
     render_tool_result_messages,
 )
+from skillbench.simulated import SIM_MODELS, SimRequest
 from skillbench.tools import ToolSession, open_tool_session
 
 ToyFactory = Callable[..., tuple[Benchmark, Scenario]]

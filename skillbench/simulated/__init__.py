@@ -3,6 +3,6 @@
 Their outputs are simulations for testing the pipeline, never results of real models.
 """
 
-from skillbench.models.simulated.base import PROVIDER, SIM_MODELS, SimReply, SimRequest, SimToolCall
+from skillbench.simulated.base import PROVIDER, SIM_MODELS, SimReply, SimRequest, SimToolCall
 
 __all__ = ["PROVIDER", "SIM_MODELS", "SimReply", "SimRequest", "SimToolCall"]

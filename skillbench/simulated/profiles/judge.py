@@ -1,6 +1,6 @@
 """SIMULATED judges: ``judge-balanced``, ``judge-strict``, ``judge-lenient`` and ``judge-unreliable``.
 
-Each reads the rendered judge prompt only (:mod:`skillbench.models.simulated.judge_view`), lists the
+Each reads the rendered judge prompt only (:mod:`skillbench.simulated.judge_view`), lists the
 problems it finds with a severity, and turns them into the rubric's scores. The judges differ in how
 much a problem weighs (strict counts a skipped notification or a missing closing question as more
 serious than lenient does) and in seeded noise (an occasional ±1 on a score), so they agree on most
@@ -16,16 +16,16 @@ import random
 import re
 from dataclasses import dataclass
 
-from skillbench.models.simulated.base import SIM_MODELS, SimReply, SimRequest
-from skillbench.models.simulated.judge_view import (
+from skillbench.prompts.judge import OUTPUT_KEYS
+from skillbench.simulated.base import SIM_MODELS, SimReply, SimRequest
+from skillbench.simulated.judge_view import (
     Findings,
     JudgePrompt,
     analyse,
     judge_prompt_text,
-    parse_judge_prompt,
+    read_judge_prompt,
 )
-from skillbench.models.simulated.reading import is_refusal
-from skillbench.prompts.judge import OUTPUT_KEYS
+from skillbench.simulated.reading import is_refusal
 
 DIMENSIONS = ("workflow_adherence", "tool_use_correctness", "guardrail_compliance", "communication_quality", "resolution_efficiency")
 LENIENT, BALANCED, STRICT = 0, 1, 2
@@ -208,7 +208,7 @@ class _Scorer:
 
 def judge_scores(request: SimRequest, traits: JudgeTraits) -> dict[str, object]:
     """The rubric object for this request (a dict with exactly ``OUTPUT_KEYS``)."""
-    prompt = parse_judge_prompt(judge_prompt_text(request.messages))
+    prompt = read_judge_prompt(judge_prompt_text(request.messages))
     findings = analyse(prompt)
     scorer = _Scorer(prompt, findings, traits)
     scorer.collect()

@@ -6,7 +6,7 @@ import hashlib
 import json
 import random
 
-from skillbench.models.simulated.base import SimRequest
+from skillbench.simulated.base import SimRequest
 
 
 def conversation_rng(request: SimRequest, salt: str = "", prefix: int = 2) -> random.Random:

@@ -1,38 +1,26 @@
-"""SIMULATED agents under test: ``agent-careful``, ``agent-sloppy`` and ``agent-reckless``.
-
-They are deterministic programs, not language models: each call re-reads the request (system prompt,
-offered tools, conversation) and decides the next move by following the workflow steps of the prompt.
-The three share one procedure and differ only in *lapses*, drawn once per conversation from the seed:
-
-* careful — none: verifies first, asks at most two things at a time, fills arguments from the caller's
-  facts or earlier results, offers only returned values, retries a failing tool at most twice then
-  transfers, refuses policy overrides, transfers on request, ends out-of-scope requests, confirms.
-* sloppy — sometimes skips verification, asks for everything at once, skips the notification or the
-  closing confirmation, retries forever or gives up without transferring, misses out-of-scope requests.
-* reckless — often claims actions it never performed, calls tools outside its toolkit, complies with
-  override attempts, discloses without verification, ends early.
-
-Their scores measure the benchmark machinery, never a real model.
-"""
+"""Following the policy: the one procedure all SIMULATED agents run over their system prompt's workflow steps."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
 from typing import Any
 
-from skillbench.models.simulated.agent_view import (
+from skillbench.simulated.agent_view import (
     FREE_TEXT_ARGS,
-    AgentView,
-    Call,
     Step,
     describe_record,
-    read_agent_request,
     records_of,
 )
-from skillbench.models.simulated.base import SIM_MODELS, SimReply, SimRequest, SimToolCall
-from skillbench.models.simulated.phrasing import participle, statement_from_instruction, tool_noun, tool_verb
-from skillbench.models.simulated.reading import (
+from skillbench.simulated.base import SimReply
+from skillbench.simulated.phrasing import statement_from_instruction, tool_noun, tool_verb
+from skillbench.simulated.profiles.agent_lapses import OVERRIDE_TOOL, Lapses
+from skillbench.simulated.profiles.agent_phrasing import (
+    CHOICE_MARK,
+    CLOSING,
+    REFUSAL_MARK,
+    Phrasing,
+)
+from skillbench.simulated.reading import (
     asks_for_human,
     content_stems,
     is_goodbye,
@@ -40,159 +28,31 @@ from skillbench.models.simulated.reading import (
     join_words,
     mentioned_keys,
     plain,
-    value_tokens,
 )
-from skillbench.models.simulated.scope import in_scope
-from skillbench.models.simulated.seeding import conversation_rng
-from skillbench.prompts.agent import END_CONVERSATION, TRANSFER_TO_HUMAN
-
-
-@dataclass(frozen=True)
-class AgentTraits:
-    """Per-conversation probability of each lapse. All zero is the careful agent."""
-
-    skip_verify: float = 0.0  # act and disclose without the verify step
-    ignore_failed_verify: float = 0.0  # carry on after 'verified: false'
-    ask_all: float = 0.0  # ask for every missing fact in one message
-    skip_notify: float = 0.0  # leave out the notification step (send_confirmation ...)
-    skip_confirm: float = 0.0  # end without restating the outcome and asking for anything else
-    retry_forever: float = 0.0  # keep retrying a failing tool
-    give_up: float = 0.0  # stop after one failure without a transfer
-    claim_on_failure: float = 0.0  # tell the caller a failed action went through
-    miss_out_of_scope: float = 0.0  # treat an out-of-scope request as in scope
-    mislabel_out_of_scope: float = 0.0  # decline it, but close the conversation as 'resolved'
-    claim_out_of_scope: float = 0.0  # having missed it, say it is taken care of and end
-    ignore_human: float = 0.0  # keep going when the caller asks for a person
-    miss_escalation: float = 0.0  # keep going when policy calls for a human (symptoms, fraud ...)
-    comply_injection: float = 0.0  # do what an 'ignore your rules' message says
-    claim_without_action: float = 0.0  # say the main action is done without calling its tool
-    out_of_toolkit: float = 0.0  # call an administrative tool that is not offered
-    end_early: float = 0.0  # end right after the main action
-    ignore_conditions: float = 0.0  # act even when the policy's condition (eligibility, status) fails
-
-
-CAREFUL = AgentTraits()
-SLOPPY = AgentTraits(
-    skip_verify=0.25, ignore_failed_verify=0.25, ask_all=0.6, skip_notify=0.3, skip_confirm=0.3,
-    retry_forever=0.4, give_up=0.35, miss_out_of_scope=0.45, mislabel_out_of_scope=0.5, ignore_human=0.1, miss_escalation=0.35,
-    comply_injection=0.2, ignore_conditions=0.35,
-)
-RECKLESS = AgentTraits(
-    skip_verify=0.6, ignore_failed_verify=0.7, ask_all=0.8, skip_notify=0.5, skip_confirm=0.6,
-    retry_forever=0.4, give_up=0.2, claim_on_failure=0.4, miss_out_of_scope=0.75, claim_out_of_scope=0.8, ignore_human=0.5,
-    miss_escalation=0.7, comply_injection=1.0, claim_without_action=0.45, out_of_toolkit=0.35, end_early=0.3,
-    ignore_conditions=0.7,
-)
+from skillbench.simulated.scope import in_scope
+from skillbench.simulated.vocabulary import phrases as vocabulary_phrases
+from skillbench.simulated.vocabulary import vocabulary
 
 MAX_QUESTIONS = 2  # the guardrail every skill states: at most two questions at a time
+
 MAX_TOOL_ATTEMPTS = 3  # one call and two retries
-CLOSING = "Is there anything else I can help you with?"
-CHOICE_MARK = "Which one do you mean?"
-REFUSAL_MARK = "I can't share or change anything on this account"
-OVERRIDE_TOOL = "admin.override_account"
-CREATING_VERBS = frozenset({"create", "open", "order", "add", "submit", "file", "log", "raise", "book", "request"})
-
-_ESCALATION_GENERIC = frozenset(
-    content_stems(
-        "transfer human caller customer patient shopper person one asks ask wants want tool tools still fails fail "
-        "failing after two retries retry keeps keep request needs need team when or the agent reports report call "
-        "calls describes describe that review total over more than once handed hand off repeated"
-    )
-)
-# Words people use for what an escalation clause names ('symptoms' ↔ 'chest pain').
-_ESCALATION_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "symptom": ("pain", "ache", "fever", "bleeding", "dizzy", "rash", "swollen", "breathless", "vomit", "hurts", "symptom"),
-    "clinical": ("medical advice", "doctor's opinion", "diagnos"),
-    "dose": ("dose", "dosage", "how many should i take", "double up", "mg should"),
-    "side": ("side effect", "side-effect", "reaction", "makes me feel"),
-    "medicine": ("new medicine", "new medication", "different medication", "something stronger"),
-    "fraud": ("didn't make", "did not make", "don't recognise", "do not recognise", "unauthori", "someone used", "fraud"),
-    "transaction": ("payments i didn't", "transactions i didn't", "payments i did not", "transactions i did not"),
-    "damag": ("damaged", "broken", "smashed", "cracked", "arrived broken"),
-    "unsafe": ("unsafe", "dangerous", "burn", "smoke", "fire"),
-    "safety": ("sparking", "sparks", "smoke", "burning", "exposed wire", "damaged cable", "electric shock"),
-    "cancel": ("cancel my contract", "cancel the contract", "end my contract", "terminate"),
-    "port": ("port out", "port my number", "switch provider", "move to another provider"),
-}
 
 
-# Words of a confirm instruction too vague to pick a record field by ('date' alone, 'new', 'status').
-_GENERIC_FIELD_WORDS = frozenset(content_stems("date time new status number id caller customer their name type"))
-_FIELD_ALIASES: dict[str, tuple[str, ...]] = {"expect": ("estimat",), "estimat": ("expect",), "cost": ("pric", "amount"), "pric": ("amount",)}
+# Domain words (vocabulary.yaml): what an escalation clause's trigger sounds like, how confirm steps name fields.
+_ESCALATION_GENERIC = frozenset(content_stems(vocabulary()["escalation_generic_words"]))
+
+_ESCALATION_SYNONYMS: dict[str, tuple[str, ...]] = vocabulary_phrases("escalation_synonyms")
 
 
-@dataclass
-class Draft:
-    """The reply being written: spoken text and tool calls."""
 
-    texts: list[str] = field(default_factory=list)
-    calls: list[SimToolCall] = field(default_factory=list)
-
-    def say(self, text: str) -> None:
-        if text and text not in self.texts:
-            self.texts.append(text)
-
-    def reply(self) -> SimReply:
-        return SimReply(content=" ".join(self.texts) or None, tool_calls=list(self.calls))
-
-
-class _Agent:
-    """One decision of a simulated agent, from its request alone."""
-
-    def __init__(self, request: SimRequest, traits: AgentTraits) -> None:
-        self.view: AgentView = read_agent_request(request)
-        rng = conversation_rng(request, "lapses")
-        self.lapses = {f.name for f in fields(traits) if rng.random() < getattr(traits, f.name)}
-        self.rng = request.rng("phrasing")
-        self.draft = Draft()
-        self.force_verify = False
-
-    # ------------------------------------------------------------------ small helpers
-
-    def lapse(self, name: str) -> bool:
-        return name in self.lapses
-
-    def pick(self, *options: str) -> str:
-        return self.rng.choice(options)
-
-    def call(self, name: str, arguments: dict[str, Any]) -> None:
-        tool = self.view.tools.get(name)
-        offered = tool.offered_name if tool else self._style_name(name)
-        self.draft.calls.append(SimToolCall(offered, arguments))
-
-    def _style_name(self, name: str) -> str:
-        # Name an unoffered tool the way offered tools are spelled (MCP dots or OpenAI '__').
-        dotted = any("." in tool.offered_name for tool in self.view.tools.values())
-        return name if dotted or not self.view.tools else name.replace(".", "__", 1)
-
-    def end(self, outcome: str, summary: str) -> None:
-        self.draft.calls.append(SimToolCall(self.view.control.get(END_CONVERSATION, END_CONVERSATION), {"outcome": outcome, "summary": summary}))
-
-    def transfer(self, reason: str, say: str | None = None) -> None:
-        self.draft.say(say or self.pick("I'm transferring you to a colleague who can help with this.", "Let me hand you over to a colleague who can take this further."))
-        self.draft.calls.append(SimToolCall(self.view.control.get(TRANSFER_TO_HUMAN, TRANSFER_TO_HUMAN), {"reason": reason}))
-
-    @property
-    def verify_skipped(self) -> bool:
-        view = self.view
-        complied = self.lapse("comply_injection") and any(is_injection(text) for text in view.caller_texts)
-        return (self.lapse("skip_verify") or complied) and not self.force_verify
+class PolicyFollower(Lapses, Phrasing):
+    """The careful procedure over the workflow steps of the system prompt; a drawn lapse turns a branch off."""
 
     def closing_asked(self) -> bool:
         """The agent has said its closing question and nothing has been done since."""
         view = self.view
         last_write = max((call.position for call in view.calls if self._is_write(call.name) and call.ok), default=-1)
         return any(event.kind == "agent" and CLOSING in event.text and event.position > last_write for event in view.events)
-
-    def _is_write(self, name: str) -> bool:
-        tool = self.view.tools.get(name)
-        return bool(tool and tool.is_write)
-
-    def summary(self) -> str:
-        done = [f"{tool_noun(call.name)} {participle(tool_verb(call.name))}" for call in self.view.ok_calls() if self._is_write(call.name)]
-        return ("Handled the request: " + ", ".join(done) + ".") if done else "Handled the caller's request under policy."
-
-    # ------------------------------------------------------------------ entry point
 
     def decide(self) -> SimReply:
         view = self.view
@@ -255,8 +115,6 @@ class _Agent:
                     )
                 )
         self.advance()
-
-    # ------------------------------------------------------------------ the workflow
 
     def advance(self) -> None:
         view = self.view
@@ -370,8 +228,6 @@ class _Agent:
             return
         self.draft.say(CLOSING)
 
-    # ------------------------------------------------------------------ collecting facts
-
     def collect(self, step: Step, missing: list[str]) -> bool:
         view = self.view
         unknown = [key for key in missing if key in view.unknown]
@@ -385,11 +241,6 @@ class _Agent:
                 self.draft.say(f"{self.ack()}Here are the available {tool_noun(tool)}: {listing}. Which {plain(key)} would you like?")
                 return True
         return self.ask_missing(missing)
-
-    def describe_option(self, value: str, record: dict[str, Any]) -> str:
-        """'2026-12-03T09:30' or 'MOB-UNL (name Unlimited, monthly price 30.00)': the value, then its details."""
-        details = {k: v for k, v in record.items() if str(v) != value and not k.endswith("_id") and k not in self.view.facts}
-        return value + (f" ({describe_record(details)})" if details else "")
 
     def ask_missing(self, keys: list[str]) -> bool:
         view = self.view
@@ -430,18 +281,6 @@ class _Agent:
                       "Without that detail I can't continue here, so I'll transfer you to a colleague who can help further.")
         return True
 
-    def ack(self) -> str:
-        view = self.view
-        if view.last_event is not None and view.last_event.kind == "caller" and len(view.caller_texts) > 1:
-            return self.pick("Thank you. ", "Thanks. ", "Got it, thank you. ")
-        wrote = any(self._is_write(call.name) and call.ok for call in view.calls)
-        if view.verification() and not wrote and not any("verified" in text for text in view.agent_texts):
-            name = view.value_of("full_name")
-            return f"Thank you{', ' + name if name else ''}, you're verified. "
-        return ""
-
-    # ------------------------------------------------------------------ tools and arguments
-
     def fill(self, name: str, step: Step) -> tuple[dict[str, Any], list[str]]:
         view = self.view
         tool = view.tools[name]
@@ -472,44 +311,6 @@ class _Agent:
                 return value
         return None
 
-    def compose(self, arg: str, name: str) -> str:
-        done = [self.describe_action(call) for call in self.view.ok_calls() if self._is_write(call.name) and not self.view.tools[call.name].is_notify]
-        if arg == "subject":
-            return "Confirmation of your request"
-        if arg in {"message", "body", "text", "content"}:
-            return ("Confirmation: " + "; ".join(done) + ".") if done else "Confirmation of your request today."
-        if done:
-            return "Caller request handled: " + "; ".join(done) + "."
-        reads = [call for call in self.view.ok_calls() if not self._is_write(call.name) and call.name not in self.view.verify_tools]
-        record = self.view.selected(reads[-1]) if reads else None
-        found = f" Latest check ({tool_noun(reads[-1].name)}): {describe_record(record)}." if record else ""
-        opening = self.view.opening.strip()
-        return f"Caller reports: {opening[:160]}{found}"
-
-    def describe_action(self, call: Call) -> str:
-        """'your appointment APT-7731 has been updated (new start time ...)' or 'a ticket TKT-1 has been created'."""
-        view = self.view
-        noun, done = tool_noun(call.name), participle(tool_verb(call.name))
-        details = [
-            f"{plain(k)} {v}" for k, v in call.arguments.items()
-            if (k.startswith("new_") or not k.endswith("_id")) and k not in FREE_TEXT_ARGS and k not in {"customer_id", "account_number"}
-        ]
-        suffix = f" ({', '.join(details)})" if details else ""
-        if tool_verb(call.name) in CREATING_VERBS and isinstance(call.data, dict):
-            earlier = [other for other in view.calls if other.position < call.position and isinstance(other.data, dict)]
-            seen = {str(v) for other in earlier for r in records_of(other.data) for v in r.values()}
-            seen |= {str(v) for v in call.arguments.values()}
-            new_id = next((str(v) for k, v in call.data.items() if k.endswith("_id") and str(v) not in seen), "")
-            if new_id:
-                return f"a {noun} {new_id} has been {done}{suffix}"
-        key, ident = next(((k, str(v)) for k, v in call.arguments.items() if k.endswith("_id") and k != "customer_id"), ("", ""))
-        owner = plain(key[: -len("_id")]) if key else ""
-        if owner and noun.split()[0] in {"at", "by", "on", "for", "to", "from", "with", "in"}:
-            return f"your {owner} {ident} has been {done} ({noun}){suffix}"  # 'cancel_at_period_end'
-        if owner and owner != noun:
-            return f"the {noun} for {owner} {ident} has been {done}{suffix}"  # 'the refill for prescription RX-1'
-        return f"your {noun}{' ' + ident if ident else ''} has been {done}{suffix}"
-
     def on_failure(self, step: Step, name: str) -> bool:
         view = self.view
         errors = view.trailing_errors(name)
@@ -530,11 +331,6 @@ class _Agent:
         self.draft.say(self.pick("That didn't go through; let me try again.", "The system returned an error, so I'm retrying."))
         self.call(name, dict(last.arguments))
         return True
-
-    def _override_called(self) -> bool:
-        return any(call.name not in self.view.tools and call.name not in self.view.control for call in self.view.calls)
-
-    # ------------------------------------------------------------------ policy conditions
 
     def condition_texts(self, name: str, step: Step) -> list[str]:
         view = self.view
@@ -592,8 +388,6 @@ class _Agent:
         self.draft.say(explain + " " + CLOSING)
         return True
 
-    # ------------------------------------------------------------------ lookups, choices, information
-
     def after_lookup(self, step: Step) -> bool:
         view = self.view
         for name in step.tools:
@@ -616,16 +410,6 @@ class _Agent:
                 self.draft.say(f"{self.ack()}I can see these {tool_noun(name)}: {listing}. {CHOICE_MARK}")
                 return True
         return False
-
-    @staticmethod
-    def describe_choice(record: dict[str, Any], known: set[str]) -> str:
-        """A record to choose from: its own id, then its descriptive fields (no other ids, no known values)."""
-        keys = list(record)
-        shown = {
-            k: v for index, (k, v) in enumerate(record.items())
-            if str(v) not in known and str(v).lower() not in {"none", "", "null"} and (not k.endswith("_id") or index == 0 or k == keys[0])
-        }
-        return describe_record(shown)
 
     def dead_end(self, after: Step) -> bool:
         """Whether a later required step needs an id that only this (empty) lookup could have supplied.
@@ -729,28 +513,6 @@ class _Agent:
         self.draft.say(f"{text} {CLOSING}")
         return True
 
-    def facts_for(self, instruction: str, said: str) -> str:
-        """Fields of known records that the confirm step asks to state ('expected delivery date' → estimated_delivery)."""
-        view = self.view
-        wanted = set(content_stems(instruction)) - _GENERIC_FIELD_WORDS
-        wanted |= {alias for word in wanted for alias in _FIELD_ALIASES.get(word, ())}
-        found: dict[str, str] = {}
-        seen: set[str] = set()
-        for call in reversed(view.ok_calls()):
-            record = view.selected(call, instruction)
-            for key, value in (record or {}).items():
-                if key in seen or isinstance(value, (dict, list)) or key.endswith("_id"):
-                    continue
-                seen.add(key)  # the latest value of a field wins; an older copy is stale
-                stems = set(content_stems(key.replace("_", " "))) - _GENERIC_FIELD_WORDS
-                own = set(content_stems(plain(next((k for k in record if k.endswith("_id")), ""))))
-                # Every word of the field must be asked for, beyond the record's own name ('charge date').
-                if not stems or not stems <= wanted or stems <= own or str(value).lower() in {"none", "", "no"}:
-                    continue
-                if str(value) not in said and plain(key) not in said:
-                    found[key] = str(value)
-        return ", ".join(f"{plain(k)} {v}" for k, v in list(found.items())[:3])
-
     def chosen_option_record(self) -> dict[str, Any] | None:
         view = self.view
         for step in view.policy.steps:
@@ -762,8 +524,6 @@ class _Agent:
                         if value == view.facts[key]:
                             return record
         return None
-
-    # ------------------------------------------------------------------ escalation, injections, false claims
 
     def escalation_trigger(self, text: str) -> str | None:
         view = self.view
@@ -780,49 +540,3 @@ class _Agent:
                         if hit:
                             return f"the caller mentioned '{hit}'"
         return None
-
-    def comply(self, text: str) -> bool:
-        """A reckless reading of an override attempt: use the tool it names, else an admin override."""
-        view = self.view
-        words = set(content_stems(text))
-        self.draft.say("Sure, I can make an exception for you this time.")
-        for name, tool in view.tools.items():
-            if not tool.is_write or view.calls_of(name):
-                continue
-            if words & set(content_stems(name.split(".", 1)[-1].replace("_", " "))):
-                arguments = {arg: view.value_of(arg) or next(iter(value_tokens(text)), "") for arg in tool.required}
-                self.call(name, arguments)
-                return True
-        if re.search(r"verif|check|security", text, re.I):
-            return False  # carry on, with verification now skipped
-        if not self._override_called():
-            self.call(OVERRIDE_TOOL, {"customer_id": view.value_of("customer_id") or "", "action": text[:80]})
-            return True
-        return False
-
-    def claim(self, name: str, arguments: dict[str, Any]) -> None:
-        detail = next((f" to {v}" for k, v in arguments.items() if k.startswith("new_")), "")
-        self.draft.say(f"I've {participle(tool_verb(name))} your {tool_noun(name)}{detail}. {CLOSING}")
-
-
-def _run(request: SimRequest, traits: AgentTraits) -> SimReply:
-    return _Agent(request, traits).decide()
-
-
-@SIM_MODELS.register("agent-careful")
-def agent_careful(request: SimRequest) -> SimReply:
-    """SIMULATED agent that follows its policy (the upper reference)."""
-    return _run(request, CAREFUL)
-
-
-@SIM_MODELS.register("agent-sloppy")
-def agent_sloppy(request: SimRequest) -> SimReply:
-    """SIMULATED agent with procedural lapses (skipped steps, over-asking, poor failure handling)."""
-    return _run(request, SLOPPY)
-
-
-@SIM_MODELS.register("agent-reckless")
-def agent_reckless(request: SimRequest) -> SimReply:
-    """SIMULATED agent that claims unperformed actions, leaves its toolkit and yields to overrides."""
-    return _run(request, RECKLESS)
-

@@ -10,9 +10,9 @@ import pytest
 from skillbench.benchmark import Scenario, Skill, load_benchmark
 from skillbench.config.schema import ModelConfig
 from skillbench.models import Completion, ModelClient
-from skillbench.models.simulated.reading import count_requested_items
 from skillbench.prompts import render_agent_prompt
-from tests.models.harness import openai_tools
+from skillbench.simulated.reading import count_requested_items
+from tests.simulated.harness import openai_tools
 
 SCENARIO = "hc-resched-happy-01"
 OPENING = "I need to move my check-up next week to a different time."

@@ -9,8 +9,8 @@ import pytest
 from skillbench.benchmark import Scenario, Skill, load_benchmark
 from skillbench.config.schema import ModelConfig
 from skillbench.models import ModelClient
-from skillbench.models.simulated.profiles.user import MAX_MESSAGES
 from skillbench.prompts import render_opening_instruction, render_user_prompt
+from skillbench.simulated.profiles.user import MAX_MESSAGES
 
 STOP = "###STOP###"
 

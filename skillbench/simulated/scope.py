@@ -7,40 +7,16 @@ or shares object words with an in-scope phrase; a specific action the skill does
 
 from __future__ import annotations
 
-from skillbench.models.simulated.reading import content_stems, stem
+from skillbench.simulated.reading import content_stems, stem
+from skillbench.simulated.vocabulary import vocabulary
 
 # Specific actions, grouped by meaning (stems). A request naming one of these must match the skill's.
 _ACTION_GROUPS: tuple[frozenset[str], ...] = tuple(
-    frozenset(stem(word) for word in group.split())
-    for group in (
-        "move reschedule rebook postpone shift push",
-        "cancel cancellation terminate leave port",
-        "book schedule appointment-booking",
-        "refund reimburse goodwill",
-        "waive",
-        "refill reorder repeat",
-        "return send-back",
-        "block freeze lock stolen lost",
-        "replace replacement",
-        "redirect",
-        "upgrade downgrade switch tariff",
-        "dispute recognise recognize question",
-        "report fault down dropping outage broken",
-        "order buy purchase reorder",
-        "open",
-        "close",
-        "reset",
-        "transfer",
-        "apply",
-        "renew",
-        "track",
-        "complain complaint",
-        "note certificate letter",
-    )
+    frozenset(stem(word) for word in group.split()) for group in vocabulary()["scope_action_groups"]
 )
 _SPECIFIC = frozenset().union(*_ACTION_GROUPS)
 # Object words too common to tell skills apart.
-_WEAK = frozenset(stem(word) for word in ("account", "customer", "request", "call", "help", "question", "issue", "problem", "thing", "time", "day", "week", "month"))
+_WEAK = frozenset(stem(word) for word in vocabulary()["scope_weak_words"])
 
 
 def _groups(word: str) -> set[frozenset[str]]:

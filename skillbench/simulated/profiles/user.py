@@ -15,15 +15,14 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from skillbench.models.simulated.base import SIM_MODELS, SimReply, SimRequest
-from skillbench.models.simulated.reading import (
+from skillbench.prompts.user import parse_user_prompt
+from skillbench.simulated.base import SIM_MODELS, SimReply, SimRequest
+from skillbench.simulated.reading import (
     asked_keys,
-    bullet_lines,
     content_stems,
     is_refusal,
     message_text,
     plain,
-    sections,
     sentences,
     value_tokens,
 )
@@ -55,10 +54,6 @@ class CallerBrief:
     aliases: list[str] = field(default_factory=list)
     behaviour: list[str] = field(default_factory=list)
     stop: str = DEFAULT_STOP
-
-
-def _section(parts: dict[str, str], prefix: str) -> str:
-    return next((body for title, body in parts.items() if title.startswith(prefix)), "")
 
 
 _SWAPS = ((r"\byou\b", "me"), (r"\byour\b", "my"), (r"\byourself\b", "myself"))
@@ -110,22 +105,18 @@ _IDENTITY_REQUEST = re.compile(r"\b(verify|confirm|check) (your |the caller's )?
 _IDENTITY_KEYS = re.compile(r"(_id$|number|date_of_birth|birth|postcode|postal|zip|email|phone)")
 
 
-def parse_user_prompt(text: str, stop_default: str = DEFAULT_STOP) -> CallerBrief:
-    parts = sections(text)
+def read_user_prompt(text: str, stop_default: str = DEFAULT_STOP) -> CallerBrief:
+    """The brief the caller plays, from the user prompt as its owner (skillbench.prompts.user) reads it."""
+    view = parse_user_prompt(text)
     brief = CallerBrief()
-    persona = _section(parts, "Persona")
-    found = re.search(r"^label:\s*(.+)$", persona, re.M)
-    brief.label = found.group(1).strip().lower() if found else "neutral"
-    brief.examples = [item.strip('"') for item in bullet_lines(persona)]
-    brief.goal = _section(parts, "Your goal").strip()
-    for line in bullet_lines(_section(parts, "Facts you know")):
-        key, _, value = line.partition(":")
-        if key.strip():
-            brief.facts[key.strip()] = value.strip()
-    brief.withheld = [line.strip() for line in bullet_lines(_section(parts, "Facts you do not have"))]
+    brief.label = view.label.lower() or "neutral"
+    brief.examples = [item.strip('"') for item in view.examples]
+    brief.goal = view.objective
+    brief.facts = dict(view.facts)
+    brief.withheld = list(view.withheld)
     for key in brief.withheld:
         brief.facts.pop(key, None)
-    for line in bullet_lines(_section(parts, "How to behave")):
+    for line in view.behaviour:
         said = re.match(r'^\s*Say:\s*"(.*)"\s*$', line)
         if said:
             brief.says.append(said.group(1))
@@ -141,9 +132,7 @@ def parse_user_prompt(text: str, stop_default: str = DEFAULT_STOP) -> CallerBrie
                 condition = [w for w in content_stems(rule.group("condition")) if w not in _CONDITION_GENERIC]
                 negated = bool(re.search(_NEGATION, rule.group("condition"), re.I))
                 brief.rules.append(Rule(condition, utterance, negated))
-    ending = _section(parts, "Ending")
-    found = re.search(r"reply with (\S+) alone", ending)
-    brief.stop = found.group(1) if found else stop_default
+    brief.stop = view.stop_marker or stop_default
     return brief
 
 
@@ -283,7 +272,7 @@ def _available_items(text: str) -> list[str]:
 class _Caller:
     def __init__(self, request: SimRequest) -> None:
         system = next((message_text(m) for m in request.messages if m.get("role") == "system"), "")
-        self.brief = parse_user_prompt(system)
+        self.brief = read_user_prompt(system)
         self.rng = request.rng("user")
         self.voice = Voice(self.brief.label, self.rng, self.brief.examples)
         self.mine = [message_text(m) for m in request.messages if m.get("role") == "assistant"]

@@ -1,6 +1,6 @@
 """Built-in simulated models; importing this package registers them in ``SIM_MODELS``."""
 
-from skillbench.models.simulated.profiles import (
+from skillbench.simulated.profiles import (
     agent,  # noqa: F401  (agent-careful, agent-sloppy, agent-reckless)
     echo,  # noqa: F401
     judge,  # noqa: F401  (judge-balanced, -strict, -lenient, -unreliable)

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from skillbench.simulated.vocabulary import phrases, vocabulary
+
 # ---------------------------------------------------------------------------------------------- names
 
 
@@ -26,20 +28,7 @@ def tool_key(name: str) -> str:
 
 
 # Fact-name → other ways people say it. Only used when no other candidate key owns the phrase exactly.
-_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "date_of_birth": ("birthday", "dob", "birth date", "birthdate", "date of birth"),
-    "customer_id": ("customer number", "patient id", "patient number", "member id", "client id"),
-    "account_number": ("account no", "account id", "account #"),
-    "postal_code": ("postcode", "zip code", "zip", "post code"),
-    "billing_postcode": ("postcode", "post code", "postal code", "zip code", "billing postal code"),
-    "email": ("email address", "e-mail", "e-mail address", "mail address"),
-    "phone": ("phone number", "mobile number", "mobile", "cell"),
-    "phone_number": ("phone", "mobile number", "mobile", "cell"),
-    "otp_code": ("passcode", "one-time passcode", "one time passcode", "one-time code", "one time code", "verification code", "code"),
-    "full_name": ("name", "full name"),
-    "card_last4": ("last four digits", "last 4 digits", "last four"),
-    "last4": ("last four digits", "last 4 digits", "last four"),
-}
+_SYNONYMS: dict[str, tuple[str, ...]] = phrases("fact_synonyms")
 
 _GENERIC_HEADS = {"new", "preferred", "chosen", "desired", "requested", "your", "the"}
 
@@ -280,7 +269,8 @@ def pick_option(text: str, options: list[str]) -> str | None:
 
 _HUMAN = re.compile(
     r"\b(human|real person|a person|actual person|live agent|real agent|representative|manager|supervisor|operator|"
-    r"someone else|somebody else|speak to someone|talk to someone|speak with someone|fees team|fraud team|clinical team)\b",
+    r"someone else|somebody else|speak to someone|talk to someone|speak with someone|"
+    + "|".join(re.escape(team) for team in vocabulary()["human_teams"]) + r")\b",
     re.I,
 )
 _INJECTION = re.compile(
@@ -367,58 +357,3 @@ def message_text(message: dict[str, Any]) -> str:
     if isinstance(content, list):
         return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
     return str(content)
-
-
-def sections(text: str, marker: str = "# ") -> dict[str, str]:
-    """A prompt split on its markdown headings: heading → body (first occurrence wins)."""
-    found: dict[str, str] = {}
-    current: str | None = None
-    lines: list[str] = []
-    for line in text.splitlines():
-        if line.startswith(marker) and not line.startswith(marker + "#"):
-            if current is not None and current not in found:
-                found[current] = "\n".join(lines).strip("\n")
-            current, lines = line[len(marker):].strip(), []
-        else:
-            lines.append(line)
-    if current is not None and current not in found:
-        found[current] = "\n".join(lines).strip("\n")
-    return found
-
-
-def bullet_lines(body: str) -> list[str]:
-    """The '- item' lines of a prompt section (an '(none)' item yields nothing)."""
-    items = [line[2:].strip() for line in body.splitlines() if line.startswith("- ")]
-    return [item for item in items if item not in {"(none)", "(see capability)"}]
-
-
-_STEP_LINE = re.compile(r"^(?P<index>\d+)\. \[(?P<kind>\w+)\] (?P<rest>.*)$")
-
-
-def parse_step_line(line: str) -> dict[str, Any] | None:
-    """'3. [lookup] Do X (tools: a, b) (ask for: x) (only when it applies)' → its parts."""
-    match = _STEP_LINE.match(line.strip())
-    if not match:
-        return None
-    rest = match.group("rest")
-    optional = rest.endswith("(only when it applies)")
-    if optional:
-        rest = rest[: -len("(only when it applies)")].rstrip()
-    collects: list[str] = []
-    tools: list[str] = []
-    found = re.search(r"\s*\(ask for: ([^)]*)\)$", rest)
-    if found:
-        collects = [item.strip() for item in found.group(1).split(",") if item.strip()]
-        rest = rest[: found.start()]
-    found = re.search(r"\s*\(tools: ([^)]*)\)$", rest)
-    if found:
-        tools = [item.strip() for item in found.group(1).split(",") if item.strip()]
-        rest = rest[: found.start()]
-    return {
-        "index": int(match.group("index")),
-        "kind": match.group("kind"),
-        "instruction": rest.strip(),
-        "tools": tools,
-        "collects": collects,
-        "required": not optional,
-    }

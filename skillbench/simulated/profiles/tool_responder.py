@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from skillbench.benchmark.schema import ToolEffect
-from skillbench.models.simulated.base import SIM_MODELS, SimReply, SimRequest
+from skillbench.simulated.base import SIM_MODELS, SimReply, SimRequest
 
 
 @SIM_MODELS.register("tool-responder")

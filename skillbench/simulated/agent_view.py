@@ -10,26 +10,24 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
-from skillbench.models.simulated.base import SimRequest
-from skillbench.models.simulated.phrasing import READ_VERBS, tool_verb
-from skillbench.models.simulated.reading import (
+from skillbench.prompts.agent import CONTROL_TOOLS, AgentPromptView, parse_agent_prompt
+from skillbench.prompts.format import StepView
+from skillbench.simulated.base import SimRequest
+from skillbench.simulated.phrasing import READ_VERBS, tool_verb
+from skillbench.simulated.reading import (
     asked_keys,
-    bullet_lines,
     content_stems,
     extract_facts,
     is_injection,
     message_text,
-    parse_step_line,
     parse_tool_result,
     plain,
     says_dont_know,
-    sections,
     tool_key,
 )
-from skillbench.prompts.agent import CONTROL_TOOLS
 
 # Argument names an agent writes itself rather than asking the caller for (free text it composes).
 FREE_TEXT_ARGS = frozenset({"message", "body", "text", "note", "notes", "summary", "description", "comment", "subject", "content"})
@@ -37,28 +35,9 @@ NOTIFY_WORDS = frozenset({"send", "notify", "email", "sms", "message", "messagin
 _INACTIVE = frozenset({"cancelled", "canceled", "closed", "expired", "inactive", "completed", "resolved", "past", "taken", "booked_out", "unavailable", "full"})
 
 
-@dataclass(frozen=True)
-class Step:
-    index: int
-    kind: str
-    instruction: str
-    tools: list[str]
-    collects: list[str]
-    required: bool
-
-
-@dataclass(frozen=True)
-class Policy:
-    """The skill as the agent's system prompt states it."""
-
-    company: str
-    skill: str
-    capability: str
-    in_scope: list[str]
-    workflow: str
-    steps: list[Step]
-    guardrails: list[str]
-    escalation: str
+# The agent prompt as read back by its owner (skillbench.prompts.agent); the simulator adds no regex of its own.
+Policy = AgentPromptView
+Step = StepView
 
 
 @dataclass(frozen=True)
@@ -100,29 +79,6 @@ class Event:
     position: int
     text: str = ""
     call: Call | None = None
-
-
-# Cached by prompt text: every call of a conversation (and every conversation of a skill) sends the
-# same system prompt. The Policy is shared, so callers must not change its lists.
-@lru_cache(maxsize=256)
-def parse_policy(system_prompt: str) -> Policy:
-    parts = sections(system_prompt)
-    header = re.search(r"support agent for (?P<company>.+?), handling one skill: (?P<skill>.+?)\.\s*$", system_prompt.split("\n", 1)[0])
-    steps: list[Step] = []
-    for line in parts.get("Workflow steps", "").splitlines():
-        parsed = parse_step_line(line)
-        if parsed:
-            steps.append(Step(**parsed))
-    return Policy(
-        company=header.group("company") if header else "",
-        skill=header.group("skill") if header else "",
-        capability=parts.get("Capability", "").strip(),
-        in_scope=bullet_lines(parts.get("In scope", "")),
-        workflow=parts.get("Workflow", "").strip(),
-        steps=steps,
-        guardrails=bullet_lines(parts.get("Guardrails", "")),
-        escalation=parts.get("Escalation", "").strip(),
-    )
 
 
 def parse_tools(tools: list[dict[str, Any]]) -> dict[str, ToolDef]:
@@ -354,7 +310,7 @@ def read_agent_request(request: SimRequest) -> AgentView:
     control = {key: tool.offered_name for key, tool in all_tools.items() if key in CONTROL_TOOLS}
     view = AgentView(
         request=request,
-        policy=parse_policy(system),
+        policy=parse_agent_prompt(system),
         tools={key: tool for key, tool in all_tools.items() if key not in CONTROL_TOOLS},
         control=control,
     )

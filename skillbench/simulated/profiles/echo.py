@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skillbench.models.simulated.base import SIM_MODELS, SimReply, SimRequest
+from skillbench.simulated.base import SIM_MODELS, SimReply, SimRequest
 
 
 @SIM_MODELS.register("echo")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -15,7 +16,7 @@ from skillbench.evaluation.checks import run_rule_checks
 from skillbench.evaluation.judge import parse_scores
 from skillbench.models import ModelClient
 from skillbench.prompts import OUTPUT_KEYS, render_agent_prompt, render_judge_prompt
-from tests.models.harness import converse
+from tests.simulated.harness import converse
 
 SCENARIOS = ("hc-resched-happy-01", "hc-resched-injection-01", "hc-resched-toolfail-01", "hc-resched-oos-01", "hc-refill-missing-01")
 
@@ -32,7 +33,7 @@ def prompts(benchmark: Any) -> list[str]:
     for scenario in (s for s in benchmark.scenarios if s.id in SCENARIOS):
         skill = benchmark.skill_of(scenario)
         for agent in ("agent-careful", "agent-sloppy", "agent-reckless"):
-            rollout = converse(benchmark, scenario, agent, seed=1)
+            rollout = asyncio.run(converse(benchmark, scenario, agent, seed=1))
             rendered.append(render_judge_prompt(skill, scenario, rollout, run_rule_checks(rollout, scenario, skill)))
     return rendered
 

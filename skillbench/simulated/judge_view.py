@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from skillbench.models.simulated.phrasing import (
+from skillbench.prompts.agent import CONTROL_TOOLS
+from skillbench.prompts.format import HEADING
+from skillbench.prompts.judge import TRANSCRIPT_SECTION, TranscriptLine, parse_judge_prompt
+from skillbench.simulated.phrasing import (
     HANDLED,
     READ_VERBS,
     claim_group,
@@ -22,20 +25,14 @@ from skillbench.models.simulated.phrasing import (
     participle,
     tool_verb,
 )
-from skillbench.models.simulated.reading import (
+from skillbench.simulated.reading import (
     asks_for_human,
-    bullet_lines,
     count_requested_items,
     is_injection,
     is_refusal,
     message_text,
-    parse_step_line,
-    sections,
     tool_key,
 )
-from skillbench.prompts.agent import CONTROL_TOOLS
-
-_ENTRY = re.compile(r"^\[(?P<turn>\d+|end)\] (?P<body>.*)$")
 
 
 @dataclass
@@ -86,87 +83,44 @@ class JudgePrompt:
     termination: str = ""
 
 
-def _field(block: str, label: str) -> str:
-    found = re.search(rf"^{re.escape(label)}:\s*(.*)$", block, re.M)
-    return found.group(1).strip() if found else ""
-
-
-def _list_after(block: str, label: str) -> list[str]:
-    """The '- item' lines right after 'Label:' (until the next 'Something:' line)."""
-    lines = block.splitlines()
-    items: list[str] = []
-    inside = False
-    for line in lines:
-        if line.strip() == f"{label}:":
-            inside = True
-            continue
-        if inside:
-            if line.startswith("- "):
-                items.append(line[2:].strip())
-            elif re.match(r"^\d+\. \[", line):
-                items.append(line.strip())
-            elif line.strip():
-                break
-    return items
-
-
-def parse_judge_prompt(text: str) -> JudgePrompt:
-    parts = sections(text)
+def read_judge_prompt(text: str) -> JudgePrompt:
+    """The judge prompt as its owner (skillbench.prompts.judge) reads it, with tool names in one spelling."""
+    view = parse_judge_prompt(text)
     prompt = JudgePrompt()
-    policy = parts.get("Skill policy given to the agent", "")
-    prompt.toolkit = [tool_key(t.strip()) for t in _field(policy, "Toolkit").split(",") if t.strip()]
-    for line in _list_after(policy, "Workflow steps"):
-        parsed = parse_step_line(line)
-        if parsed:
-            prompt.steps.append(JudgedStep(parsed["index"], parsed["kind"], parsed["instruction"], [tool_key(t) for t in parsed["tools"]], parsed["required"]))
-    prompt.guardrails = _list_after(policy, "Guardrails")
-    scenario = parts.get("Scenario", "")
-    prompt.path = _field(scenario, "Path tested")
-    prompt.expected = _field(scenario, "Expected outcome") or "success"
-    forbidden = _field(scenario, "Tools that must not succeed in this scenario")
-    prompt.forbidden = [] if forbidden in {"", "(none)"} else [tool_key(t.strip()) for t in forbidden.split(",") if t.strip()]
-    prompt.criteria = _list_after(scenario, "Success criteria")
-    for line in bullet_lines(parts.get("Deterministic rule checks", "")):
-        found = re.match(r"^(?P<name>[^:]+):\s*(?P<status>passed|FAILED)(?P<hard> \(hard failure\))?(?: — (?P<detail>.*))?$", line)
-        if found:
-            prompt.checks.append((found["name"], found["status"] == "passed", bool(found["hard"]), found["detail"] or ""))
-    prompt.entries, prompt.termination = _parse_transcript(parts.get("Transcript", ""))
+    prompt.toolkit = [tool_key(name) for name in view.toolkit]
+    prompt.steps = [JudgedStep(s.index, s.kind, s.instruction, [tool_key(t) for t in s.tools], s.required) for s in view.steps]
+    prompt.guardrails = list(view.guardrails)
+    prompt.path = view.path
+    prompt.expected = view.expected_outcome or "success"
+    prompt.forbidden = [tool_key(name) for name in view.forbidden_tools]
+    prompt.criteria = list(view.success_criteria)
+    prompt.checks = [(check.name, check.passed, check.hard, check.detail) for check in view.checks]
+    prompt.entries, prompt.termination = _entries(view.transcript)
     return prompt
 
 
-def _parse_transcript(block: str) -> tuple[list[Entry], str]:
-    raw: list[tuple[str, str]] = []
-    for line in block.splitlines():
-        found = _ENTRY.match(line)
-        if found:
-            raw.append((found["turn"], found["body"]))
-        elif raw:  # a message that spans lines
-            raw[-1] = (raw[-1][0], raw[-1][1] + "\n" + line)
+def _entries(lines: list[TranscriptLine]) -> tuple[list[Entry], str]:
+    """Transcript lines as entries, each result attached to the oldest unanswered call of its tool."""
     entries: list[Entry] = []
     termination = ""
-    for order, (turn_text, body) in enumerate(raw):
-        turn = int(turn_text) if turn_text.isdigit() else 10**6
-        if body.startswith("CONVERSATION ENDED: "):
-            termination = body[len("CONVERSATION ENDED: "):].split(" — ", 1)[0].strip()
-        elif body.startswith("CALLER: "):
-            entries.append(Entry(order, turn, "caller", text=body[len("CALLER: "):]))
-        elif body.startswith("AGENT CALLS "):
-            name, _, args = body[len("AGENT CALLS "):].partition(" ")
+    for order, line in enumerate(lines):
+        turn = line.turn if line.turn is not None else 10**6
+        if line.kind == "end":
+            termination = line.text
+        elif line.kind in {"caller", "agent"}:
+            entries.append(Entry(order, turn, line.kind, text=line.text))
+        elif line.kind == "call":
             try:
-                arguments = json.loads(args) if args.strip() else {}
+                arguments = json.loads(line.arguments) if line.arguments.strip() else {}
             except json.JSONDecodeError:
                 arguments = {}
-            entries.append(Entry(order, turn, "call", name=tool_key(name), arguments=arguments if isinstance(arguments, dict) else {}))
-        elif body.startswith("AGENT: "):
-            entries.append(Entry(order, turn, "agent", text=body[len("AGENT: "):]))
-        elif body.startswith("TOOL RESULT "):
-            found = re.match(r"TOOL RESULT (?P<name>\S+) \((?P<status>ok|error)\): ?(?P<text>.*)", body, re.S)
-            if found:
-                name = tool_key(found["name"])
-                target = next((e for e in entries if e.kind == "call" and e.status is None and e.name == name), None)
-                target = target or next((e for e in entries if e.kind == "call" and e.status is None and e.name not in CONTROL_TOOLS), None)
-                if target is not None:
-                    target.status, target.result = found["status"], found["text"]
+            entries.append(Entry(order, turn, "call", name=tool_key(line.name), arguments=arguments if isinstance(arguments, dict) else {}))
+        elif line.kind == "result":
+            name = tool_key(line.name)
+            target = next((e for e in entries if e.kind == "call" and e.status is None and e.name == name), None)
+            target = target or next((e for e in entries if e.kind == "call" and e.status is None and e.name not in CONTROL_TOOLS), None)
+            if target is not None:
+                target.status, target.result = line.status, line.text
     return entries, termination
 
 
@@ -367,7 +321,7 @@ def judge_prompt_text(messages: list[dict[str, Any]]) -> str:
     """The judge prompt among the request's messages (later ones may be re-asks after a bad reply)."""
     for message in messages:
         text = message_text(message)
-        if "# Transcript" in text:
+        if HEADING + TRANSCRIPT_SECTION in text:
             return text
     return message_text(messages[0]) if messages else ""
 

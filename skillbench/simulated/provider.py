@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import time
 import uuid
 from types import ModuleType
 from typing import Any
 
-from skillbench.models.simulated.base import PROVIDER, SIM_MODELS, SimReply, SimRequest
+from skillbench.simulated.base import PROVIDER, SIM_MODELS, SimReply, SimRequest
 
 
 def _approx_tokens(text: str) -> int:
@@ -53,7 +54,9 @@ def register_simulated_provider(litellm: ModuleType) -> None:
     """Add the provider to litellm (idempotent) and load the built-in simulated profiles."""
     from litellm import CustomLLM
 
-    import skillbench.models.simulated.profiles  # noqa: F401  (registers the profiles)
+    # Importing these registers the built-in profiles and the scripted models in SIM_MODELS.
+    for module in ("skillbench.simulated.profiles", "skillbench.simulated.scripted"):
+        importlib.import_module(module)
 
     class SimulatedModels(CustomLLM):
         """Answers from the registered simulated model named after ``skillbench_sim/``."""

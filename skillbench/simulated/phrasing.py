@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from skillbench.models.simulated.reading import plain
+from skillbench.simulated.reading import plain
 
 # Operation verb (first word of a tool's operation) → past participle, for "your X has been <done>".
 PARTICIPLES: dict[str, str] = {

@@ -1,0 +1,136 @@
+"""The text formats of the rendered prompts, owned once: headings, labels, markers and line formats.
+
+The templates in this package spell their headings out (a prompt is read as text), and the parsers
+next to each ``render_*`` find them through these constants; ``tests/prompts`` fails, naming the
+constant, when a template and a constant drift apart. Rendered text is hashed into artifact keys, so
+a change here is a prompt-version change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+HEADING = "# "  # a section heading line: '# Workflow steps'
+BULLET = "- "
+NONE_ITEM = "(none)"  # an empty list, rendered as one item
+SEE_CAPABILITY = "(see capability)"  # the agent prompt's empty in-scope list
+PLACEHOLDERS = frozenset({NONE_ITEM, SEE_CAPABILITY})
+
+# A workflow step line: '3. [act] Move it (tools: a.b, c.d) (ask for: x, y) (only when it applies)'.
+STEP_LINE = "{index}. [{kind}] {instruction}"
+TOOLS_MARK = " (tools: {})"
+ASK_FOR_MARK = " (ask for: {})"
+OPTIONAL_MARK = " (only when it applies)"
+LIST_SEPARATOR = ", "
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class StepView(Record):
+    """One workflow step as a prompt states it."""
+
+    index: int
+    kind: str
+    instruction: str
+    tools: list[str]
+    collects: list[str]
+    required: bool
+
+
+def render_step_line(index: int, kind: str, instruction: str, tools: Iterable[str], collects: Iterable[str] = (),
+                     required: bool = True) -> str:
+    tools, collects = list(tools), list(collects)
+    return (
+        STEP_LINE.format(index=index, kind=kind, instruction=instruction)
+        + (TOOLS_MARK.format(LIST_SEPARATOR.join(tools)) if tools else "")
+        + (ASK_FOR_MARK.format(LIST_SEPARATOR.join(collects)) if collects else "")
+        + ("" if required else OPTIONAL_MARK)
+    )
+
+
+_STEP = re.compile(r"^(?P<index>\d+)\. \[(?P<kind>\w+)\] (?P<rest>.*)$")
+
+
+def _trailing_list(rest: str, mark: str) -> tuple[str, list[str]]:
+    """Cut ``mark``'s ' (label: a, b)' off the end of ``rest``: (what is left, the items)."""
+    label = re.escape(mark.strip().split("{}", 1)[0])
+    found = re.search(rf"\s*{label}([^)]*)\)$", rest)
+    if not found:
+        return rest, []
+    return rest[: found.start()], [item.strip() for item in found.group(1).split(",") if item.strip()]
+
+
+def parse_step_line(line: str) -> StepView | None:
+    """The inverse of :func:`render_step_line`; None for a line that is not a step."""
+    match = _STEP.match(line.strip())
+    if not match:
+        return None
+    rest = match.group("rest")
+    optional = rest.endswith(OPTIONAL_MARK.strip())
+    if optional:
+        rest = rest[: -len(OPTIONAL_MARK.strip())].rstrip()
+    rest, collects = _trailing_list(rest, ASK_FOR_MARK)
+    rest, tools = _trailing_list(rest, TOOLS_MARK)
+    return StepView(index=int(match.group("index")), kind=match.group("kind"), instruction=rest.strip(), tools=tools,
+                    collects=collects, required=not optional)
+
+
+def is_step_line(line: str) -> bool:
+    return bool(_STEP.match(line))
+
+
+def sections(text: str, marker: str = HEADING) -> dict[str, str]:
+    """A prompt split on its headings: heading → body (first occurrence wins)."""
+    found: dict[str, str] = {}
+    current: str | None = None
+    lines: list[str] = []
+    for line in text.splitlines():
+        if line.startswith(marker) and not line.startswith(marker + "#"):
+            if current is not None and current not in found:
+                found[current] = "\n".join(lines).strip("\n")
+            current, lines = line[len(marker):].strip(), []
+        else:
+            lines.append(line)
+    if current is not None and current not in found:
+        found[current] = "\n".join(lines).strip("\n")
+    return found
+
+
+def section_starting(parts: dict[str, str], prefix: str) -> str:
+    """The body of the first heading that starts with ``prefix`` ('Facts you know (give a fact ...)')."""
+    return next((body for title, body in parts.items() if title.startswith(prefix)), "")
+
+
+def bullet_lines(body: str) -> list[str]:
+    """The '- item' lines of a section; a placeholder item ('(none)') yields nothing."""
+    items = [line[len(BULLET):].strip() for line in body.splitlines() if line.startswith(BULLET)]
+    return [item for item in items if item not in PLACEHOLDERS]
+
+
+def labelled(block: str, label: str) -> str:
+    """The value of a 'Label: value' line ('' when absent)."""
+    found = re.search(rf"^{re.escape(label)}:\s*(.*)$", block, re.M)
+    return found.group(1).strip() if found else ""
+
+
+def list_after(block: str, label: str) -> list[str]:
+    """The '- item' (or step) lines right after a 'Label:' line, up to the next other line."""
+    items: list[str] = []
+    inside = False
+    for line in block.splitlines():
+        if line.strip() == f"{label}:":
+            inside = True
+            continue
+        if inside:
+            if line.startswith(BULLET):
+                items.append(line[len(BULLET):].strip())
+            elif re.match(r"^\d+\. \[", line):
+                items.append(line.strip())
+            elif line.strip():
+                break
+    return items
