@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from skillbench.core.records import RuleCheck
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
 from skillbench.report.jobs import Job, load_jobs
@@ -83,6 +84,13 @@ def job_labels(jobs: list[Job]) -> dict[Path, tuple[str, str]]:
     return labels
 
 
+def _is_hard(check: RuleCheck, job: Job) -> bool:
+    """The check's hardness under the job's own pass rule (``hard_checks``), else its stored default."""
+    rule = job.config.get("pass_rule") if isinstance(job.config.get("pass_rule"), dict) else {}
+    hard_checks = rule.get("hard_checks")
+    return check.hard if hard_checks is None else check.name in hard_checks
+
+
 def _row_record(row: ResultRow, job: Job, agent_label: str, judge_label: str) -> dict[str, Any]:
     scores = row.scores
     usage = row.usage.values()
@@ -121,7 +129,7 @@ def _row_record(row: ResultRow, job: Job, agent_label: str, judge_label: str) ->
         "hallucinated_action": scores.hallucinated_action if scores else None,
         "explanation": scores.explanation if scores else None,
         "fail_reasons": list(row.fail_reasons),
-        "hard_failures": [c.name for c in row.rule_checks if c.hard and not c.passed],
+        "hard_failures": [c.name for c in row.rule_checks if _is_hard(c, job) and not c.passed],
         "rollout_key": row.rollout_key,
         "verdict_key": row.verdict_key,
         "cost_usd": sum(u.cost_usd for u in usage),
