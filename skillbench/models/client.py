@@ -31,6 +31,9 @@ _TRANSIENT = (
 )
 # A request the provider refused as malformed (HTTP 400 and litellm's subclasses of it).
 _REFUSED = ("BadRequestError", "ContextWindowExceededError", "ContentPolicyViolationError", "UnsupportedParamsError")
+# Failures that repeating the request cannot fix (bad key, no access, unknown model or route): not retried,
+# neither here nor as a whole conversation.
+_PERMANENT = ("AuthenticationError", "PermissionDeniedError", "NotFoundError")
 MAX_RETRY_AFTER_S = 60.0  # a server asking for a longer pause is treated as down: the rerun fills the row in
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
 
@@ -193,7 +196,7 @@ class ModelClient:
                 if delay is None:
                     raise InfrastructureError(
                         f"{self.cfg.name} ({self.cfg.model}): {name} after {attempt + 1} attempt(s): {str(exc)[:300]}",
-                        usage=spent,
+                        usage=spent, retryable=name not in _PERMANENT,
                     ) from exc
                 log.debug("retrying %s after %s (attempt %d, %.1fs)", self.cfg.model, name, attempt + 1, delay)
                 attempt += 1

@@ -96,3 +96,10 @@ async def test_cost_is_litellm_response_cost_for_a_priced_model(monkeypatch: pyt
     prompt_cost, completion_cost = litellm.cost_per_token(model="gpt-4o-mini", prompt_tokens=11, completion_tokens=7)
     assert completion.usage.cost_usd == pytest.approx(prompt_cost + completion_cost)
     assert completion.usage.cost_usd > 0
+
+
+async def test_an_auth_failure_is_infra_and_not_retried() -> None:
+    with stub_server(lambda body: text_reply("hi"), fail_first=5, fail_status=401) as server, \
+            pytest.raises(InfrastructureError) as caught:
+        await _client(server.base_url).complete(HELLO)
+    assert not caught.value.retryable and len(server.requests) == 1
