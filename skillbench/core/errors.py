@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from skillbench.core.records import ToolErrorKind
+from skillbench.core.records import ToolErrorKind, Usage
 
 
 class SkillbenchError(Exception):
@@ -22,8 +22,30 @@ class BenchmarkDataError(SkillbenchError):
     """A benchmark data file (tool, skill or scenario) is missing, malformed or inconsistent."""
 
 
+CONFIG_ERROR_PREFIX = "configuration error"  # infra messages of a provider refusing a request built from valid inputs
+
+
 class InfrastructureError(SkillbenchError):
-    """A model endpoint or tool server failed for reasons that are not the model's behaviour."""
+    """A model endpoint or tool server failed for reasons that are not the model's behaviour.
+
+    ``usage`` counts the attempts spent before giving up; ``retryable`` is False when repeating the
+    same request cannot help (a provider refused a request built from valid inputs: a configuration error).
+    """
+
+    def __init__(self, message: str, *, usage: Usage | None = None, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.usage = usage
+        self.retryable = retryable
+        self.by_role: dict[str, Usage] = {}  # a whole conversation's spend, set by the rollout that gave up
+
+
+class ModelOutputError(SkillbenchError):
+    """The provider refused a request because of what the model itself produced earlier (its own
+    invalid tool-call arguments or empty message echoed back): the model's failure, not infrastructure."""
+
+    def __init__(self, message: str, *, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 def first_cause_first(exc: ValidationError) -> list[Any]:

@@ -14,7 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field
 Role = Literal["agent", "user", "judge", "mock"]
 ROLES: tuple[Role, ...] = get_args(Role)
 
-Termination = Literal["resolved", "transferred", "out_of_scope", "user_ended", "max_turns", "infra_error"]
+Termination = Literal["resolved", "transferred", "out_of_scope", "user_ended", "max_turns", "model_error", "infra_error"]
+"""How a conversation ended. model_error: the agent under test produced something unusable (no reply,
+an empty turn, a request the provider refused because of the agent's own output); it is the agent's
+failure, scored like any other conversation that did not end properly (see docs/outcomes.md)."""
 PROPER_ENDINGS: frozenset[str] = frozenset({"resolved", "transferred", "out_of_scope", "user_ended"})
 
 ScenarioPath = Literal[
@@ -65,6 +68,9 @@ class Message(Record):
     tool_call_id: str | None = None
     name: str | None = Field(None, description="Tool name, for role 'tool'.")
     turn: int = Field(0, description="Agent turn this message belongs to (1-based; 0 = before the first).")
+    reasoning: str | None = Field(
+        None, description="Reasoning the provider returned beside the reply (reasoning_content); shown, never judged."
+    )
 
 
 class ToolCallRecord(Record):
@@ -84,7 +90,9 @@ class ToolCallRecord(Record):
 class Usage(Record):
     """Model calls of one role."""
 
-    calls: int = 0
+    calls: int = Field(0, description="Requests answered (a usable or unusable reply came back).")
+    failed_attempts: int = Field(0, description="Requests that got no reply (timeout, 429, 5xx, refused).")
+    retries: int = Field(0, description="Requests re-sent after a failed attempt.")
     cache_hits: int = Field(0, description="Calls avoided by reusing a stored artifact.")
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -94,6 +102,8 @@ class Usage(Record):
     def add(self, other: Usage) -> Usage:
         return Usage(
             calls=self.calls + other.calls,
+            failed_attempts=self.failed_attempts + other.failed_attempts,
+            retries=self.retries + other.retries,
             cache_hits=self.cache_hits + other.cache_hits,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,

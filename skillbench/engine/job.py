@@ -15,7 +15,7 @@ from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.benchmark.schema import Scenario
 from skillbench.benchmark.selection import select_scenarios
 from skillbench.config.schema import RunConfig
-from skillbench.core.errors import InfrastructureError
+from skillbench.core.errors import InfrastructureError, ModelOutputError
 from skillbench.core.records import Rollout, RuleCheck, Usage
 from skillbench.engine.progress import Progress
 from skillbench.engine.results import (
@@ -71,18 +71,32 @@ async def _obtain_rollout(ctx: JobContext, scenario: Scenario) -> tuple[Rollout,
 
     async def produce() -> Rollout:
         error: InfrastructureError | None = None
+        spent: dict[str, Usage] = {}  # what the abandoned attempts cost, so every request is counted
         for attempt in range(ctx.cfg.run.infra_retries + 1):
             try:
-                return await run_rollout(scenario, ctx.rollout_params, key=key)
+                rollout = await run_rollout(scenario, ctx.rollout_params, key=key)
+                return rollout.model_copy(update={"usage": _merge_usage(rollout.usage, spent)})
             except InfrastructureError as exc:  # recorded and retried, never scored as the model's failure
                 error = exc
+                spent = _merge_usage(spent, exc.by_role)
                 log.warning("infrastructure error on %s (attempt %d): %s", scenario.id, attempt + 1, exc)
-        return Rollout(
-            key=key, scenario_id=scenario.id, skill_id=scenario.skill_id, agent=ctx.cfg.agent.name, messages=[],
-            termination="infra_error", infra_error=str(error),
-        )
+                if not exc.retryable:  # the same request would be refused again
+                    break
+        return infra_rollout(ctx, scenario, key, str(error), spent)
 
     return await ctx.store.get_or_create("rollouts", key, Rollout, produce, keep=lambda r: r.termination != "infra_error")
+
+
+def _merge_usage(first: dict[str, Usage], second: dict[str, Usage]) -> dict[str, Usage]:
+    return {role: first.get(role, Usage()).add(second.get(role, Usage())) for role in {**first, **second}}
+
+
+def infra_rollout(ctx: JobContext, scenario: Scenario, key: str, error: str, usage: dict[str, Usage]) -> Rollout:
+    """The placeholder of a conversation that could not be had: never stored, never scored."""
+    return Rollout(
+        key=key, scenario_id=scenario.id, skill_id=scenario.skill_id, agent=ctx.cfg.agent.name, messages=[],
+        termination="infra_error", infra_error=error, usage=usage,
+    )
 
 
 async def _obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tuple[Verdict, bool]:
@@ -93,14 +107,37 @@ async def _obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tup
             return await judge_transcript(ctx.judge, ctx.cfg.judge, prompt, key=key, rollout_key=rollout.key)
         except InfrastructureError as exc:
             return Verdict(
-                key=key, judge=ctx.cfg.judge.name, rollout_key=rollout.key, judge_error=str(exc), error_kind="infra"
+                key=key, judge=ctx.cfg.judge.name, rollout_key=rollout.key, judge_error=str(exc), error_kind="infra",
+                usage=exc.usage or Usage(),
+            )
+        except ModelOutputError as exc:  # the judge's own unusable output refused by its provider
+            return Verdict(
+                key=key, judge=ctx.cfg.judge.name, rollout_key=rollout.key, judge_error=str(exc), error_kind="judge",
+                usage=exc.usage or Usage(),
             )
 
     return await ctx.store.get_or_create("verdicts", key, Verdict, produce, keep=lambda v: v.error_kind != "infra")
 
 
 async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
-    """Rollout (stored or new) → rule checks → verdict (stored or new) → one result row."""
+    """Rollout (stored or new) → rule checks → verdict (stored or new) → one result row.
+
+    Any unexpected exception stays inside this scenario: its row is an infrastructure error (our own
+    failure: never scored, nothing stored for it, a rerun redoes it) and the job goes on.
+    """
+    try:
+        return await _evaluate(ctx, scenario)
+    except Exception as exc:
+        log.exception("scenario %s failed inside skillbench; recorded as an infrastructure error", scenario.id)
+        key = rollout_key(ctx.cfg, ctx.benchmark, scenario)
+        rollout = infra_rollout(ctx, scenario, key, f"internal error: {type(exc).__name__}: {str(exc)[:300]}", {})
+        skill = ctx.benchmark.skill_of(scenario)
+        row = assemble_row(ctx.cfg, scenario, skill, ctx.benchmark.version, rollout, [], None, {}, (0.0, 0.0))
+        ctx.progress.record({}, infra_error=True, judge_error=False)
+        return row
+
+
+async def _evaluate(ctx: JobContext, scenario: Scenario) -> ResultRow:
     skill = ctx.benchmark.skill_of(scenario)
     started = time.perf_counter()
     rollout, rollout_reused = await _obtain_rollout(ctx, scenario)
@@ -187,11 +224,16 @@ async def run_job_async(cfg: RunConfig, job_dir: Path) -> JobSummary:
     write_json_atomic(job_dir / SUMMARY_FILE, summary.model_dump(mode="json"))
     log.info(ctx.progress.line())
     log.info(
-        "done: pass rate %s (%d/%d scored), rule-based %s, judge errors %d, infra errors %d -> %s",
+        "done: pass rate %s (%d/%d scored), rule-based %s, model errors %d (scored as fails), judge errors %d, "
+        "infra errors %d, requests %d answered + %d failed (%d retries) -> %s",
         "n/a" if summary.pass_rate is None else f"{summary.pass_rate:.1%}", summary.passed, summary.scored,
         "n/a" if summary.rule_pass_rate is None else f"{summary.rule_pass_rate:.1%}",
-        summary.judge_errors, summary.infra_errors, job_dir,
+        summary.model_errors, summary.judge_errors, summary.infra_errors, summary.llm_calls, summary.failed_attempts,
+        summary.retries, job_dir,
     )
+    if summary.config_errors:
+        log.error("%d scenario(s) were refused by a provider on requests built from valid inputs: check the model "
+                  "config (model name, params, api_base); they are not scored", summary.config_errors)
     if summary.infra_errors:
         first = next(row.infra_error for row in ordered if row.infra_error)
         log.warning("%d scenario(s) hit infrastructure errors and were not scored; first: %s", summary.infra_errors, first)

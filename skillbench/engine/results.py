@@ -42,6 +42,7 @@ class ResultRow(BaseModel):
     rollout_key: str | None = None
     verdict_key: str | None = None
     termination: Termination
+    termination_detail: str = Field("", description="How it ended, in words; for model_error, what the model did wrong.")
     turns: int
     tool_calls: int
     tool_errors: int
@@ -88,9 +89,15 @@ class JobSummary(BaseModel):
     by_path: dict[str, dict[str, Any]] = Field(description="Path → scenarios, scored, passed, pass_rate.")
     judge_errors: int
     infra_errors: int
+    model_errors: int = Field(
+        0, description="Conversations ended by the agent's unusable output (termination model_error): scored, as fails."
+    )
+    config_errors: int = Field(0, description="Infrastructure errors that were a provider refusing a valid request.")
     hallucinated_actions: int
     usage: dict[str, Usage] = Field(description="Role → calls made and cache hits.")
-    llm_calls: int
+    llm_calls: int = Field(description="Requests answered, all roles.")
+    failed_attempts: int = Field(0, description="Requests that got no answer (timeout, 429, 5xx, refused), all roles.")
+    retries: int = Field(0, description="Requests re-sent after a failed attempt, all roles.")
     cache_hits: int
     prompt_tokens: int
     completion_tokens: int
@@ -155,6 +162,7 @@ def assemble_row(
         rollout_key=rollout.key,
         verdict_key=verdict.key if verdict is not None else None,
         termination=rollout.termination,
+        termination_detail=rollout.termination_detail,
         turns=rollout.turns,
         tool_calls=sum(1 for r in rollout.tool_calls if not r.control),
         tool_errors=sum(1 for r in rollout.tool_calls if r.is_error),

@@ -8,6 +8,7 @@ from typing import Any
 
 from skillbench import __version__
 from skillbench.config.schema import RunConfig
+from skillbench.core.errors import CONFIG_ERROR_PREFIX
 from skillbench.core.records import ROLES, Usage
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import JobSummary, ResultRow, job_labels, pass_counts
@@ -72,9 +73,13 @@ def summarize(
         by_path=path_breakdown(rows),
         judge_errors=sum(1 for row in rows if row.judge_error is not None),
         infra_errors=sum(1 for row in rows if row.infra_error is not None),
+        model_errors=sum(1 for row in rows if row.termination == "model_error"),
+        config_errors=sum(1 for row in rows if CONFIG_ERROR_PREFIX in (row.infra_error or "")),
         hallucinated_actions=sum(1 for s in with_scores if s.hallucinated_action),
         usage=usage,
         llm_calls=sum(u.calls for u in usage.values()),
+        failed_attempts=sum(u.failed_attempts for u in usage.values()),
+        retries=sum(u.retries for u in usage.values()),
         cache_hits=sum(u.cache_hits for u in usage.values()),
         prompt_tokens=sum(u.prompt_tokens for u in usage.values()),
         completion_tokens=sum(u.completion_tokens for u in usage.values()),

@@ -7,12 +7,13 @@ import json
 import logging
 import os
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from skillbench.config.schema import ModelConfig
-from skillbench.core.errors import InfrastructureError
+from skillbench.core.errors import CONFIG_ERROR_PREFIX, InfrastructureError, ModelOutputError
 from skillbench.core.records import ToolCall, Usage
 from skillbench.models.litellm_setup import get_litellm, register_zero_cost
 from skillbench.models.plugins import ensure_provider
@@ -28,16 +29,29 @@ _TRANSIENT = (
     "InternalServerError",
     "APIError",
 )
+# A request the provider refused as malformed (HTTP 400 and litellm's subclasses of it).
+_REFUSED = ("BadRequestError", "ContextWindowExceededError", "ContentPolicyViolationError", "UnsupportedParamsError")
+# Failures that repeating the request cannot fix (bad key, no access, unknown model or route): not retried,
+# neither here nor as a whole conversation.
+_PERMANENT = ("AuthenticationError", "PermissionDeniedError", "NotFoundError")
+MAX_RETRY_AFTER_S = 60.0  # a server asking for a longer pause is treated as down: the rerun fills the row in
+_THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
 
 
 @dataclass
 class Completion:
-    """A model reply: text, tool calls, and what it cost."""
+    """A model reply: text, tool calls, reasoning, and what it cost.
+
+    ``problem`` says why a reply that came back is unusable in itself (no choices); whether an empty
+    reply is the model's failure, a judge error or an infrastructure error depends on the caller's role.
+    """
 
     content: str | None
     tool_calls: list[ToolCall]
     usage: Usage
     raw_message: dict[str, Any] = field(default_factory=dict)
+    reasoning: str | None = None
+    problem: str | None = None
 
 
 def _parse_tool_calls(message: Any) -> list[ToolCall]:
@@ -54,6 +68,46 @@ def _parse_tool_calls(message: Any) -> list[ToolCall]:
             arguments, raw = {}, text
         calls.append(ToolCall(id=call.id or f"call_{index}", name=function.name or "", arguments=arguments, raw_arguments=raw))
     return calls
+
+
+def split_reasoning(content: str | None, reasoning: str | None) -> tuple[str | None, str | None]:
+    """Move ``<think>…</think>`` blocks out of the reply text into the reasoning (shown, never judged)."""
+    if not content or "<think>" not in content:
+        return content, reasoning
+    thoughts = [part.strip() for part in _THINK.findall(content) if part.strip()]
+    rest = _THINK.sub("", content).strip()
+    joined = "\n\n".join([r for r in [reasoning, *thoughts] if r])
+    return rest, joined or None
+
+
+def model_fault_in_request(messages: list[dict[str, Any]]) -> str | None:
+    """What in a request the model itself produced that a provider may refuse: tool-call arguments that
+    are not a JSON object, or an assistant message with neither text nor tool calls. None when clean."""
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        calls = message.get("tool_calls") or []
+        if not calls and not (message.get("content") or "").strip():
+            return "an empty assistant message"
+        for call in calls:
+            text = (call.get("function") or {}).get("arguments") or "{}"
+            try:
+                valid = isinstance(json.loads(text), dict)
+            except json.JSONDecodeError:
+                valid = False
+            if not valid:
+                return f"tool call {(call.get('function') or {}).get('name', '?')} with arguments that are not JSON"
+    return None
+
+
+def retry_after_s(exc: Exception) -> float | None:
+    """Seconds from a Retry-After header on a failed response (litellm keeps the httpx response)."""
+    headers: Any = getattr(getattr(exc, "response", None), "headers", None) or getattr(exc, "litellm_response_headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except (TypeError, ValueError):
+        return None  # an HTTP date: rare from model servers; fall back to our backoff
 
 
 class ModelClient:
@@ -90,14 +144,41 @@ class ModelClient:
             kwargs["api_key"] = os.environ[self.cfg.api_key_env]
         return kwargs
 
+    def _refused(self, exc: Exception, messages: list[dict[str, Any]], spent: Usage) -> Exception:
+        """A 400: the model's fault when the request echoes its own unusable output, else a configuration error."""
+        what = f"{self.cfg.name} ({self.cfg.model}): {type(exc).__name__}: {str(exc)[:300]}"
+        fault = model_fault_in_request(messages)
+        if fault is not None:
+            return ModelOutputError(f"provider refused a request holding the model's own {fault}: {what}", usage=spent)
+        log.error("configuration error: the provider refused a request built from valid inputs: %s", what)
+        return InfrastructureError(f"{CONFIG_ERROR_PREFIX} (request refused): {what}", usage=spent, retryable=False)
+
+    def _delay(self, exc: Exception, attempt: int, deadline: float) -> float | None:
+        """Seconds to wait before the next attempt; None when the server's Retry-After exceeds the budget."""
+        remaining = deadline - time.monotonic()
+        asked = retry_after_s(exc)
+        if asked is not None:
+            return asked if asked <= min(MAX_RETRY_AFTER_S, remaining) else None
+        # Exponential backoff with jitter (0.5-1.5 × the base), never past the budget.
+        backoff = min(30.0, 0.5 * 2**attempt) * (0.5 + random.random())
+        return min(backoff, remaining) if remaining > 0 else None
+
     async def complete(
         self,
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None = None,
         response_format: dict[str, Any] | None = None,
     ) -> Completion:
-        """One chat completion. Raises :class:`InfrastructureError` when the endpoint cannot answer."""
+        """One chat completion.
+
+        Raises :class:`InfrastructureError` when the endpoint cannot answer (after bounded retries) and
+        :class:`ModelOutputError` when the provider refuses a request because of the model's own output.
+        Both carry the attempts spent in ``usage``.
+        """
         kwargs = self._request_kwargs(messages, tools, response_format)
+        spent = Usage()
+        # The whole call, retries and pauses included, stays within this budget.
+        deadline = time.monotonic() + self.cfg.timeout_s * (self.cfg.max_retries + 1)
         attempt = 0
         while True:
             started = time.perf_counter()
@@ -107,33 +188,48 @@ class ModelClient:
                 break
             except Exception as exc:  # litellm maps provider errors onto its own exception types
                 name = type(exc).__name__
+                spent = spent.add(Usage(failed_attempts=1, latency_s=time.perf_counter() - started))
+                if name in _REFUSED:
+                    raise self._refused(exc, messages, spent) from exc
                 transient = name in _TRANSIENT or isinstance(exc, asyncio.TimeoutError)
-                if not transient or attempt >= self.cfg.max_retries:
-                    raise InfrastructureError(f"{self.cfg.name} ({self.cfg.model}): {name}: {str(exc)[:300]}") from exc
-                delay = min(30.0, 0.5 * 2**attempt) * (0.5 + random.random())
+                delay = self._delay(exc, attempt, deadline) if transient and attempt < self.cfg.max_retries else None
+                if delay is None:
+                    raise InfrastructureError(
+                        f"{self.cfg.name} ({self.cfg.model}): {name} after {attempt + 1} attempt(s): {str(exc)[:300]}",
+                        usage=spent, retryable=name not in _PERMANENT,
+                    ) from exc
                 log.debug("retrying %s after %s (attempt %d, %.1fs)", self.cfg.model, name, attempt + 1, delay)
                 attempt += 1
+                spent = spent.add(Usage(retries=1))
                 await asyncio.sleep(delay)
         latency = time.perf_counter() - started
-        message = response.choices[0].message
+        choices = getattr(response, "choices", None) or []
+        message = choices[0].message if choices else None
         usage = getattr(response, "usage", None)
-        cost = 0.0
-        if not self.cfg.simulated:
-            try:
-                cost = float(self._litellm.completion_cost(completion_response=response) or 0.0)
-            except Exception:  # unknown price: record 0 rather than fail the call
-                cost = 0.0
-        return Completion(
-            content=message.content,
-            tool_calls=_parse_tool_calls(message),
-            usage=Usage(
+        spent = spent.add(
+            Usage(
                 calls=1,
                 prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
                 completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-                cost_usd=cost,
+                cost_usd=0.0 if self.cfg.simulated else self._cost(response),
                 latency_s=latency,
-            ),
+            )
         )
+        if message is None:
+            return Completion(content=None, tool_calls=[], usage=spent, problem="the reply had no choices")
+        content, reasoning = split_reasoning(message.content, getattr(message, "reasoning_content", None) or None)
+        return Completion(content=content, tool_calls=_parse_tool_calls(message), usage=spent, reasoning=reasoning)
+
+    def _cost(self, response: Any) -> float:
+        """litellm's own per-call cost (computed while it handled the reply); priced again only when absent."""
+        hidden = getattr(response, "_hidden_params", None) or {}
+        cost = hidden.get("response_cost")
+        if cost is None:
+            try:
+                cost = self._litellm.completion_cost(completion_response=response)
+            except Exception:  # unknown price: record 0 rather than fail the call
+                cost = 0.0
+        return float(cost or 0.0)
 
 
 class ClientPool:

@@ -205,6 +205,7 @@ class ReportContext:
                 passed=int(rows["passed"].sum()),
                 judge_errors=int((rows["status"] == "judge_error").sum()),
                 infra_errors=int((rows["status"] == "infra_error").sum()),
+                model_errors=int((rows["termination"] == "model_error").sum()),
                 pass_rate=rate,
                 jobs=paths,
             )

@@ -40,6 +40,7 @@ article.transcript{border:1px solid #ccc;border-radius:6px;padding:.6rem 1rem;ma
 article.transcript:target,div.cell:target{outline:3px solid #4a7bd0}
 .msg{margin:.25rem 0;padding:.3rem .6rem;border-radius:5px;white-space:pre-wrap}
 .user{background:#eef4ff} .assistant{background:#f1f8ee} .tool{background:#f7f7f7;font-family:monospace;font-size:.8rem}
+.reasoning{margin:.25rem 0;padding:.3rem .6rem;color:#555;font-size:.85rem;white-space:pre-wrap;border-left:3px solid #bbb}
 .call{font-family:monospace;font-size:.8rem;background:#fff8e6;padding:.2rem .5rem;margin:.15rem 0;border-left:3px solid #e0a800}
 .err{border-left:3px solid #c00} .who{font-weight:600;margin-right:.4rem}
 .expl{white-space:pre-wrap;font-size:.85rem}
@@ -96,6 +97,11 @@ def _messages(rollout: Rollout) -> str:
                 f'<div class="msg user"><span class="who">[{message.turn}] caller</span>{escape(message.content or "")}</div>'
             )
         elif message.role == "assistant":
+            if message.reasoning:  # shown to the reader; the judge prompt renders content only
+                out.append(
+                    f'<details class="reasoning"><summary>[{message.turn}] agent reasoning (not shown to the judge)'
+                    f"</summary>{escape(message.reasoning)}</details>"
+                )
             if message.content:
                 out.append(
                     f'<div class="msg assistant"><span class="who">[{message.turn}] agent</span>{escape(message.content)}</div>'
@@ -293,6 +299,8 @@ def render_html(
             for row, unit_id in entries:
                 link = f'<a href="#{unit_id}">transcript</a>' if transcripts else ""
                 why = "; ".join(row.fail_reasons) or row.judge_error or row.infra_error or ""
+                if row.termination == "model_error":
+                    why = f"model error: {row.termination_detail}; {why}"
                 lines.append(
                     f"<tr><td>{escape(row.scenario_id)}</td><td>{escape(row.path)}</td><td>{_verdict(row.passed)}</td>"
                     f"<td>{escape(why)}</td><td>{link}</td></tr>"

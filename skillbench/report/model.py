@@ -36,6 +36,7 @@ class Cell(ReportRecord):
     passed: int = 0
     judge_errors: int = 0
     infra_errors: int = 0
+    model_errors: int = Field(0, description="Rows ended by the agent's unusable output: scored, as fails.")
     pass_rate: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None

@@ -205,6 +205,7 @@ def coverage(ctx: ReportContext) -> Table:
         "Passed",
         "Judge errors",
         "Infra errors",
+        "Model errors (scored as fails)",
         "Note",
     ]
     display, data = [], []
@@ -220,6 +221,7 @@ def coverage(ctx: ReportContext) -> Table:
                 c.passed,
                 c.judge_errors,
                 c.infra_errors,
+                c.model_errors,
                 c.note or "",
             ]
             data.append(values)

@@ -1,7 +1,8 @@
 """A local OpenAI-compatible chat-completions server on 127.0.0.1 for testing real-provider configs.
 
 It answers from a script (a function of the request body), records every request, and can fail
-the first N requests with a given HTTP status to exercise retries.
+the first N requests with a given HTTP status to exercise retries. A :class:`FaultPlan` injects the
+faults real providers show (see docs/outcomes.md) at a stated rate per role.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -29,6 +31,96 @@ def tool_reply(name: str, arguments: dict[str, Any], call_id: str = "call_1") ->
     }
 
 
+FAULTS = (
+    "empty_choices",  # 200 with "choices": []
+    "null_content",  # 200 with content null and no tool calls
+    "bad_tool_json",  # 200 with a tool call whose arguments are not JSON
+    "config_400",  # 400 on a request we built from valid inputs (as for a bad model name or parameter)
+    "rate_limit",  # 429 with Retry-After: 1
+    "server_error",  # 500
+    "timeout",  # answers after hang_s (longer than the client's timeout)
+    "bad_control",  # end_conversation with an outcome outside its enum
+)
+
+
+def request_role(body: dict[str, Any]) -> str:
+    """agent (tools offered), judge (JSON response format) or user, as the stub tells them apart."""
+    if body.get("tools"):
+        return "agent"
+    return "judge" if body.get("response_format") else "user"
+
+
+def holds_model_fault(body: dict[str, Any]) -> bool:
+    """Whether the request echoes invalid model output, which vLLM-like servers refuse with a 400."""
+    for message in body.get("messages", []):
+        if message.get("role") != "assistant":
+            continue
+        if not message.get("tool_calls") and message.get("content") is None:
+            return True
+        for call in message.get("tool_calls") or []:
+            try:
+                json.loads(call["function"]["arguments"])
+            except (json.JSONDecodeError, KeyError, TypeError):
+                return True
+    return False
+
+
+@dataclass
+class FaultPlan:
+    """Every ``every``-th request of a role gets that role's next fault, in a cycle (rate 1/every)."""
+
+    faults: dict[str, list[str]]
+    every: int = 5
+    hang_s: float = 2.0
+    reject_model_faults: bool = True  # answer 400 to requests echoing invalid model output, as vLLM does
+    enabled: bool = True
+    injected: list[tuple[str, str]] = field(default_factory=list)
+    _seen: dict[str, int] = field(default_factory=dict)
+
+    def pick(self, body: dict[str, Any]) -> str | None:
+        role = request_role(body)
+        if self.reject_model_faults and holds_model_fault(body):
+            self.injected.append((role, "model_400"))
+            return "model_400"
+        if not self.enabled or not self.faults.get(role):
+            return None
+        count = self._seen[role] = self._seen.get(role, 0) + 1
+        if count % self.every:
+            return None
+        cycle = self.faults[role]
+        fault = cycle[(count // self.every - 1) % len(cycle)]
+        self.injected.append((role, fault))
+        return fault
+
+
+def _error(status: int, message: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+    return status, {"error": {"message": message, "type": "invalid_request_error" if status == 400 else "server_error"}}, {}
+
+
+def faulty_reply(fault: str, message: dict[str, Any]) -> tuple[int, dict[str, Any] | None, dict[str, str]]:
+    """(status, message or error body, extra headers) for one injected fault; message None: no choices."""
+    if fault == "empty_choices":
+        return 200, None, {}
+    if fault == "null_content":
+        return 200, {"role": "assistant", "content": None}, {}
+    if fault == "bad_tool_json":
+        bad = tool_reply("identity__verify_customer", {})
+        bad["tool_calls"][0]["function"]["arguments"] = '{"customer_id": "C-10482"'
+        return 200, bad, {}
+    if fault == "bad_control":
+        return 200, tool_reply("end_conversation", {"outcome": "finished"}, call_id="call_bad_control"), {}
+    if fault == "model_400":
+        return _error(400, "Invalid tool call arguments in messages: expected JSON")
+    if fault == "config_400":
+        return _error(400, "The model 'Qwen/Qwen3.5-9B' does not support parameter 'bogus'")
+    if fault == "rate_limit":
+        status, body, _ = _error(429, "rate limited")
+        return status, body, {"retry-after": "1"}
+    if fault == "server_error":
+        return _error(500, "internal error")
+    return 200, message, {}
+
+
 class _Server(ThreadingHTTPServer):
     # The listen backlog is fixed when the socket opens; the default of 5 drops connections under load.
     request_queue_size = 1024
@@ -37,8 +129,9 @@ class _Server(ThreadingHTTPServer):
 
 class StubServer:
     def __init__(self, script: Script, fail_first: int = 0, fail_status: int = 503, latency_s: float = 0.0,
-                 port: int = 0) -> None:
+                 port: int = 0, faults: FaultPlan | None = None) -> None:
         self.script = script
+        self.faults = faults
         self.latency_s = latency_s
         self.fail_first = fail_first
         self.fail_status = fail_status
@@ -60,29 +153,45 @@ class StubServer:
                     stub.requests.append(body)
                     stub.headers.append(dict(self.headers))
                     failing = len(stub.requests) <= stub.fail_first
+                    fault = stub.faults.pick(body) if stub.faults is not None and not failing else None
                 if stub.latency_s:
                     time.sleep(stub.latency_s)
+                if fault == "timeout":
+                    time.sleep(stub.faults.hang_s if stub.faults is not None else 0)
+                headers: dict[str, str] = {}
                 if failing:
-                    payload = json.dumps({"error": {"message": "overloaded", "type": "server_error"}}).encode()
-                    self.send_response(stub.fail_status)
+                    status, error, headers = _error(stub.fail_status, "overloaded")
+                    payload = json.dumps(error).encode()
                 else:
-                    message = stub.script(body)
-                    finish = "tool_calls" if message.get("tool_calls") else "stop"
-                    payload = json.dumps(
-                        {
-                            "id": f"chatcmpl-{len(stub.requests)}",
-                            "object": "chat.completion",
-                            "created": int(time.time()),
-                            "model": body.get("model", "stub"),
-                            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
-                        }
-                    ).encode()
-                    self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                    message: dict[str, Any] | None = stub.script(body)
+                    status = 200
+                    if fault is not None:
+                        status, message, headers = faulty_reply(fault, message or {})
+                    if status != 200:
+                        payload = json.dumps(message).encode()
+                    else:
+                        finish = "tool_calls" if message and message.get("tool_calls") else "stop"
+                        choices = [{"index": 0, "message": message, "finish_reason": finish}] if message else []
+                        payload = json.dumps(
+                            {
+                                "id": f"chatcmpl-{len(stub.requests)}",
+                                "object": "chat.completion",
+                                "created": int(time.time()),
+                                "model": body.get("model", "stub"),
+                                "choices": choices,
+                                "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+                            }
+                        ).encode()
+                try:
+                    self.send_response(status)
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout): as a real server
+                    pass
 
         self._server = _Server(("127.0.0.1", port), Handler)
         self.port = self._server.server_address[1]
