@@ -16,13 +16,7 @@ from typing import Literal
 
 from skillbench.benchmark.schema import Scenario, Skill
 from skillbench.core.records import Rollout, RuleCheck
-from skillbench.core.rubric import (
-    DIMENSIONS,
-    HALLUCINATION_GUIDANCE,
-    OUTCOME_GUIDANCE,
-    OUTPUT_KEYS,
-    SCALE_GUIDANCE,
-)
+from skillbench.core.rubric import DEFAULT_RUBRIC_VERSION, DIMENSIONS, OUTPUT_KEYS, RUBRICS
 from skillbench.prompts.format import (
     LIST_SEPARATOR,
     NONE_ITEM,
@@ -96,13 +90,15 @@ def one_line_json(value: object) -> str:
     return text
 
 
-def render_rubric() -> str:
-    """The rubric section of the judge prompt, rendered from :mod:`skillbench.core.rubric`."""
-    outcomes = ";\n".join(f"  {name} — {text}" for name, text in OUTCOME_GUIDANCE.items())
-    scores = "\n".join(f"{d.name} ({d.low}-{d.high}): {d.guidance}" for d in DIMENSIONS)
+def render_rubric(version: str = DEFAULT_RUBRIC_VERSION) -> str:
+    """The rubric section of the judge prompt, in the wording of ``RUBRICS[version]`` (:mod:`skillbench.core.rubric`)."""
+    rubric = RUBRICS[version]
+    outcomes = ";\n".join(f"  {name} — {text}" for name, text in rubric.outcomes.items())
+    scores = "\n".join(f"{d.name} ({d.low}-{d.high}): {rubric.guidance[d.name]}" for d in DIMENSIONS)
+    fairness = f"\nFairness: {rubric.fairness}" if rubric.fairness else ""
     return (
         f"task_completion: one of\n{outcomes}.\n{scores}\n"
-        f"hallucinated_action (true/false): {HALLUCINATION_GUIDANCE}\nScores: {SCALE_GUIDANCE}"
+        f"hallucinated_action (true/false): {rubric.hallucination}\nScores: {rubric.scale}{fairness}"
     )
 
 
@@ -144,7 +140,8 @@ def render_check_line(check: RuleCheck) -> str:
     return f"- {check.name}: {status}{detail}"
 
 
-def render_judge_prompt(skill: Skill, scenario: Scenario, rollout: Rollout, checks: list[RuleCheck]) -> str:
+def render_judge_prompt(skill: Skill, scenario: Scenario, rollout: Rollout, checks: list[RuleCheck],
+                        rubric_version: str = DEFAULT_RUBRIC_VERSION) -> str:
     """Everything a judge sees. It never names the model that produced the transcript."""
     steps = "\n".join(
         render_step_line(index, step.kind, step.instruction, step.tools, required=step.required)
@@ -182,7 +179,7 @@ Success criteria:
 {TRANSCRIPT_END}
 
 # Rubric
-{RUBRIC}
+{render_rubric(rubric_version)}
 
 # Output
 Reply with one JSON object and nothing else, with exactly these keys: {", ".join(OUTPUT_KEYS)}."""
