@@ -96,7 +96,7 @@ async def _obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tup
                 key=key, judge=ctx.cfg.judge.name, rollout_key=rollout.key, judge_error=str(exc), error_kind="infra"
             )
 
-    return await ctx.store.get_or_create("verdicts", key, Verdict, produce, keep=lambda v: v.error_kind != "infra")
+    return await ctx.store.get_or_create("verdicts", key, Verdict, produce, keep=lambda v: v.storable)
 
 
 async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
