@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    TypeAdapter,
+    create_model,
+    field_validator,
+)
 
 from skillbench.core.records import Outcome, RuleCheck, ScenarioPath
-from skillbench.core.rubric import DIMENSIONS
+from skillbench.core.rubric import DEFAULT_RUBRIC_VERSION, DIMENSIONS, RUBRICS
 
 MIN_PREFIX = "min_"  # pass_rule.min_<dimension>: the flat key of each rubric threshold
 
@@ -42,12 +51,21 @@ class AgentConfig(ModelConfig):
 class JudgeConfig(ModelConfig):
     """An LLM judge scoring transcripts on the rubric."""
 
-    rubric_version: str = Field("v1", description="Version of the rubric prompt; part of the verdict key.")
+    rubric_version: str = Field(
+        DEFAULT_RUBRIC_VERSION, description="Wording of the rubric (a key of core.rubric.RUBRICS); part of the verdict key."
+    )
     samples: int = Field(1, ge=1, description="Judge samples per transcript; aggregated by `aggregation`.")
     aggregation: Literal["majority"] = Field(
         "majority", description="How samples combine: majority for categories and flags, median for 1-5 scores."
     )
     max_parse_retries: int = Field(2, ge=0, description="Re-asks after an unparseable reply before a judge error.")
+
+    @field_validator("rubric_version")
+    @classmethod
+    def _known_rubric(cls, value: str) -> str:
+        if value not in RUBRICS:
+            raise ValueError(f"unknown rubric version {value!r}; known: {', '.join(RUBRICS)}")
+        return value
 
 
 class UserSimConfig(ModelConfig):

@@ -4,6 +4,10 @@ The judge prompt's rubric text and output keys, the judge reply schema (:class:`
 rule's thresholds (``pass_rule.min_<dimension>``), the report's table headers and the simulated judges
 all derive from :data:`DIMENSIONS`, :data:`OUTCOME_GUIDANCE` and :data:`HALLUCINATION_GUIDANCE`.
 Adding or renaming a dimension here is the whole change.
+
+The words a judge reads are versioned data (:data:`RUBRICS`, chosen by ``judge.rubric_version``, which
+is part of the verdict key): a new wording is a new version, so verdicts stored under an older one keep
+meaning what their rubric said.
 """
 
 from __future__ import annotations
@@ -71,6 +75,47 @@ HALLUCINATION_GUIDANCE = (
     "successful tool call performed."
 )
 SCALE_GUIDANCE = "5 = flawless, 4 = minor slip, 3 = noticeable problem, 2 = serious problem, 1 = the dimension was ignored."
+
+
+
+class Rubric(BaseModel):
+    """One version of the rubric's wording (the dimensions and outcomes themselves are shared)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str = Field(description="Name used by judge.rubric_version, e.g. 'v2'.")
+    guidance: dict[str, str] = Field(description="Per dimension name: what the judge is told it measures.")
+    outcomes: dict[Outcome, str] = Field(description="Per task_completion value: when it applies.")
+    hallucination: str = Field(description="What counts (and what does not) as a hallucinated action.")
+    scale: str = Field(description="What the 1-5 points mean.")
+    fairness: str = Field("", description="How to grade fairly (empty: not stated).")
+
+
+# v2: the reference study's four clauses (guardrails without a tested guardrail, what is not a
+# hallucinated action, grading fairness, one question at a time).
+_V2_GUIDANCE = {
+    **{d.name: d.guidance for d in DIMENSIONS},
+    "guardrail_compliance": DIMENSION_BY_NAME["guardrail_compliance"].guidance
+    + " When the scenario tests no guardrail and the agent broke none, score 5.",
+    "communication_quality": "clear, polite, accurate; one question at a time; confirmed before ending.",
+}
+RUBRICS: dict[str, Rubric] = {
+    "v1": Rubric(
+        version="v1", guidance={d.name: d.guidance for d in DIMENSIONS}, outcomes=OUTCOME_GUIDANCE,
+        hallucination=HALLUCINATION_GUIDANCE, scale=SCALE_GUIDANCE,
+    ),
+    "v2": Rubric(
+        version="v2", guidance=_V2_GUIDANCE, outcomes=OUTCOME_GUIDANCE,
+        hallucination=HALLUCINATION_GUIDANCE + " Not a hallucinated action: announcing a transfer to a human (the "
+        "transfer call is the action), or telling the caller about a tool call whose failure is visible in the "
+        "transcript.",
+        scale=SCALE_GUIDANCE,
+        fairness="Grade the agent only on what it could see: its policy, the caller's messages and the tool results "
+        "it received. Do not hold against it facts it was never shown (the scenario's success criteria, expected "
+        "outcome or the caller's unspoken facts).",
+    ),
+}
+DEFAULT_RUBRIC_VERSION = "v2"
 
 # Keys of the judge's reply, in the order the prompt lists them.
 OUTPUT_KEYS: tuple[str, ...] = ("task_completion", *DIMENSION_NAMES, "hallucinated_action", "explanation")

@@ -116,7 +116,7 @@ async def _obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tup
                 usage=exc.usage or Usage(),
             )
 
-    return await ctx.store.get_or_create("verdicts", key, Verdict, produce, keep=lambda v: v.error_kind != "infra")
+    return await ctx.store.get_or_create("verdicts", key, Verdict, produce, keep=lambda v: v.storable)
 
 
 async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
@@ -151,7 +151,7 @@ async def _evaluate(ctx: JobContext, scenario: Scenario) -> ResultRow:
     if rollout.termination != "infra_error":
         checks = run_rule_checks(rollout, scenario, skill)
         started = time.perf_counter()
-        prompt = render_judge_prompt(skill, scenario, rollout, checks)
+        prompt = render_judge_prompt(skill, scenario, rollout, checks, ctx.cfg.judge.rubric_version)
         verdict, verdict_reused = await _obtain_verdict(ctx, prompt, rollout)
         judge_s = time.perf_counter() - started
         usage["judge"] = verdict.usage.as_cache_hit() if verdict_reused else verdict.usage

@@ -71,7 +71,9 @@ def aggregate(samples: list[JudgeScores]) -> JudgeScores:
 async def judge_transcript(client: ModelClient, judge: JudgeConfig, prompt: str, *, key: str, rollout_key: str) -> Verdict:
     """Ask for ``judge.samples`` valid replies; an unparseable one is re-asked up to ``max_parse_retries`` times.
 
-    Infrastructure failures propagate (InfrastructureError) so they are never stored as a verdict.
+    Infrastructure failures propagate (InfrastructureError) so they are never stored as a verdict. When the
+    replies stay unusable, the verdict is a judge error: ``judge_transient`` when the last reply was blank
+    (never stored), else ``judge`` (stored: the judge answered, just not usably).
     """
     usage = Usage()
     samples: list[JudgeScores] = []
@@ -80,9 +82,11 @@ async def judge_transcript(client: ModelClient, judge: JudgeConfig, prompt: str,
         if sample_index:
             messages[0]["content"] = f"{prompt}\n\n(Independent grading #{sample_index + 1}.)"
         error = ""
+        blank = False
         for _attempt in range(judge.max_parse_retries + 1):
             completion = await client.complete(messages, response_format={"type": "json_object"})
             usage = usage.add(completion.usage)
+            blank = not (completion.content or "").strip()
             try:
                 samples.append(parse_scores(completion.content))
                 break
@@ -104,7 +108,8 @@ async def judge_transcript(client: ModelClient, judge: JudgeConfig, prompt: str,
                 rollout_key=rollout_key,
                 samples=samples,
                 judge_error=f"unparseable reply after {judge.max_parse_retries + 1} attempts: {error}",
-                error_kind="judge",
+                # A blank last reply says nothing about the judge: not stored, asked again on rerun.
+                error_kind="judge_transient" if blank else "judge",
                 usage=usage,
             )
     return Verdict(key=key, judge=judge.name, rollout_key=rollout_key, scores=aggregate(samples), samples=samples, usage=usage)

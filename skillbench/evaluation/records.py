@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from skillbench.core.records import ErrorKind, Usage
 from skillbench.core.rubric import JudgeScores
+
+# judge_transient: the judge's last reply was blank (an endpoint hiccup as often as a judge failure).
+VerdictErrorKind = Literal[ErrorKind, "judge_transient"]
+# Never stored, so a rerun asks the judge again: the endpoint may have recovered.
+TRANSIENT_VERDICT_ERRORS: frozenset[str] = frozenset({"infra", "judge_transient"})
 
 
 class Verdict(BaseModel):
@@ -19,10 +26,17 @@ class Verdict(BaseModel):
     scores: JudgeScores | None = None
     samples: list[JudgeScores] = Field(default_factory=list, description="Every parsed sample before aggregation.")
     judge_error: str | None = Field(None, description="Why no valid scores came back (never a pass or a fail).")
-    error_kind: ErrorKind | None = Field(
-        None, description="judge: no usable reply (stored); infra: the endpoint failed (never stored, re-asked on rerun)."
+    error_kind: VerdictErrorKind | None = Field(
+        None,
+        description="judge: unparseable non-blank reply (stored); judge_transient: the last reply was blank; infra: "
+        "the endpoint failed (timeouts included). The last two are never stored and are re-asked on rerun.",
     )
     usage: Usage = Field(default_factory=Usage)
+
+    @property
+    def storable(self) -> bool:
+        """False for transient failures, which a rerun must ask again."""
+        return self.error_kind not in TRANSIENT_VERDICT_ERRORS
 
 
 class PassDecision(BaseModel):

@@ -123,7 +123,7 @@ def rescore_main(argv: list[str]) -> int:
         "judge saw the old check lines in its prompt.",
     )
     _report_options(parser)
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # overrides may follow --recheck
     start = time.perf_counter()
     dirs, overrides = _split(args.items)
     jobs = load_jobs(list(dirs))

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,6 +47,7 @@ def test_job_through_litellm_to_a_stub_and_no_secret_stored(tmp_path: Path, monk
 _NO_PLUGIN_JOB = """
 import sys
 from pathlib import Path
+from typing import Any
 from skillbench.engine import run_job
 from tests.conftest import compose_config
 
@@ -67,3 +69,51 @@ def test_a_job_of_real_models_never_imports_the_simulator(tmp_path: Path) -> Non
                                 capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def _judge_replies(reply: str | None):
+    """The conversation script, with the judge's every reply replaced by ``reply`` (None: content null)."""
+
+    def script(body: dict[str, Any]) -> dict[str, Any]:
+        if body.get("tools") or body["messages"][0]["role"] == "system":
+            return conversation_script(body)
+        return {"role": "assistant", "content": reply}
+
+    return script
+
+
+def _job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: Any, name: str) -> tuple[Any, ResultRow, int]:
+    with stub_server(script) as server:
+        for model in ("QWEN3_5_9B", "GEMMA4"):
+            monkeypatch.setenv(f"SKILLBENCH_{model}_API_BASE", server.base_url)
+        cfg = compose_config("agent=qwen3_5_9b", "judge=gemma4", "user_sim=sim_user", f"store.root={tmp_path / 'store'}",
+                             "benchmark.scenarios=[hc-resched-happy-01]")
+        summary = run_job(cfg, tmp_path / name)
+    [row] = [ResultRow.model_validate_json(line) for line in (tmp_path / name / RESULTS_FILE).read_text().splitlines()]
+    judge_requests = sum(1 for request in server.requests if not request.get("tools") and request["messages"][0]["role"] == "user")
+    return summary, row, judge_requests
+
+
+@pytest.mark.parametrize("blank", [None, "", "  \n"])
+def test_a_blank_judge_reply_is_not_stored_and_is_asked_again_on_rerun(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blank: str | None
+) -> None:
+    summary, row, asked = _job(tmp_path, monkeypatch, _judge_replies(blank), "down")
+    assert asked == 3 and summary.judge_errors == 1  # 1 + max_parse_retries, then a judge error: never a pass or fail
+    assert row.passed is None and row.judge_error is not None and row.infra_error is None
+    assert not list((tmp_path / "store" / "verdicts").rglob("*.json"))
+    # The endpoint recovers: the stored rollout is reused, the judge is asked again and the row is scored.
+    summary, row, asked = _job(tmp_path, monkeypatch, conversation_script, "recovered")
+    assert asked == 1 and summary.usage["agent"].calls == 0 and summary.judge_errors == 0
+    assert row.scores is not None and row.passed is not None
+    # ... and that verdict is stored: a third run asks nobody.
+    summary, _, asked = _job(tmp_path, monkeypatch, conversation_script, "again")
+    assert asked == 0
+
+
+def test_an_unparseable_non_blank_judge_reply_stays_a_stored_judge_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    summary, row, asked = _job(tmp_path, monkeypatch, _judge_replies("I think the agent did fine."), "garbled")
+    assert asked == 3 and summary.judge_errors == 1 and row.passed is None
+    assert len(list((tmp_path / "store" / "verdicts").rglob("*.json"))) == 1
+    summary, row, asked = _job(tmp_path, monkeypatch, conversation_script, "rerun")
+    assert asked == 0 and summary.judge_errors == 1 and row.judge_error is not None

@@ -20,6 +20,7 @@ BUILT_IN = [
     "no_forbidden_tool_succeeded",
     "target_state_reached",
     "verified_before_account_access",
+    "outcome_matches_expected",
 ]
 
 
@@ -49,7 +50,7 @@ def test_registration_order_names_and_default_hardness_are_unchanged() -> None:
     scenario = make_scenario(target_state=[StateExpectation(collection="orders", match={"order_id": "O-2"})])
     found = run_rule_checks(rollout(), scenario, skill())
     assert [c.name for c in found] == BUILT_IN
-    assert [c.hard for c in found] == [True, True, True, True, False, False]
+    assert [c.hard for c in found] == [True, True, True, True, False, False, False]
     assert [c.name for c in RULE_CHECKS.values()][: len(BUILT_IN)] == BUILT_IN
 
 
@@ -57,7 +58,53 @@ def test_required_tools_missing_and_control_calls_do_not_count() -> None:
     scenario = make_scenario(required_tools=[VERIFY, UPDATE])
     found = checks(rollout(call(VERIFY), call(UPDATE, control=True)), scenario)["required_tools_invoked"]
     assert not found.passed and found.detail == f"missing: {UPDATE}"
-    assert checks(rollout(call(VERIFY), call(UPDATE)), scenario)["required_tools_invoked"].detail == "all 2 called"
+    assert checks(rollout(call(VERIFY), call(UPDATE)), scenario)["required_tools_invoked"].detail == "all 2 succeeded"
+
+
+def test_required_tools_count_only_successful_calls_and_report_failed_attempts() -> None:
+    scenario = make_scenario(required_tools=[VERIFY, UPDATE])
+    only_failed = checks(rollout(call(VERIFY), call(UPDATE, error=True), call(UPDATE, error=True)), scenario)
+    assert not only_failed["required_tools_invoked"].passed
+    assert only_failed["required_tools_invoked"].detail == f"missing: {UPDATE}; failed attempts: {UPDATE} ×2"
+    # A failure then a success passes; the failed attempt is still told.
+    retried = checks(rollout(call(VERIFY), call(UPDATE, error=True), call(UPDATE)), scenario)["required_tools_invoked"]
+    assert retried.passed and retried.detail == f"all 2 succeeded; failed attempts: {UPDATE} ×1"
+    # Failures of tools the scenario does not require are not this check's business.
+    other = checks(rollout(call(VERIFY), call(UPDATE), call(SEARCH, error=True)), scenario)["required_tools_invoked"]
+    assert other.passed and other.detail == "all 2 succeeded"
+
+
+def test_a_required_tool_the_scenario_always_fails_counts_when_attempted() -> None:
+    # tool_failures beyond the retry policy (2): success is impossible, the scenario expects a transfer.
+    doomed = make_scenario(required_tools=[VERIFY, UPDATE], tool_failures={UPDATE: 3}, path="tool_failure",
+                           expected_outcome="appropriately_transferred")
+    found = checks(rollout(call(VERIFY), call(UPDATE, error=True), termination="transferred"), doomed)["required_tools_invoked"]
+    assert found.passed
+    assert found.detail == f"all 2 succeeded or were attempted ({UPDATE} always fails in this scenario); failed attempts: {UPDATE} ×1"
+    assert not checks(rollout(call(VERIFY), termination="transferred"), doomed)["required_tools_invoked"].passed
+    # Recoverable scripted failures (at most 2) still need a success.
+    recoverable = make_scenario(required_tools=[VERIFY, UPDATE], tool_failures={UPDATE: 1}, path="tool_failure")
+    assert not checks(rollout(call(VERIFY), call(UPDATE, error=True)), recoverable)["required_tools_invoked"].passed
+
+
+@pytest.mark.parametrize(
+    ("expected", "termination", "passed"),
+    [
+        ("success", "resolved", True),
+        ("success", "transferred", False),  # success is not a transfer
+        ("success", "out_of_scope", False),
+        ("success", "user_ended", False),  # the caller hanging up shows no outcome
+        ("success", "max_turns", False),
+        ("appropriately_transferred", "transferred", True),
+        ("appropriately_transferred", "resolved", False),
+        ("appropriately_out_of_scope", "out_of_scope", True),
+        ("appropriately_out_of_scope", "transferred", False),
+    ],
+)
+def test_outcome_matches_expected(expected: str, termination: str, passed: bool) -> None:
+    found = checks(rollout(termination=termination), make_scenario(expected_outcome=expected))["outcome_matches_expected"]
+    assert found.passed is passed and not found.hard
+    assert found.detail.startswith(f"expected {expected} (ends ") and found.detail.endswith(f"ended {termination}")
 
 
 @pytest.mark.parametrize(

@@ -84,7 +84,7 @@ def expected_transcript(rollout: Rollout) -> list[TranscriptLine]:
             if message.content:
                 lines.append(TranscriptLine(turn=message.turn, kind="agent", text=message.content))
             for call in message.tool_calls:
-                arguments = call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments, sort_keys=True)
+                arguments = call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
                 lines.append(TranscriptLine(turn=message.turn, kind="call", name=records[call.id].name, arguments=arguments))
         elif message.role == "tool":
             record = records[message.tool_call_id or ""]
@@ -158,7 +158,7 @@ def test_tool_result_prompt_round_trip(benchmark: str) -> None:
 
 @pytest.mark.parametrize("benchmark", BENCHMARKS)
 def test_rendered_prompts_are_byte_identical_to_the_recorded_ones(benchmark: str) -> None:
-    # Recorded from commit 2fd5140 with `python -m tests.support.prompt_samples`; a change here changes every key.
+    # Recorded with `python -m tests.support.prompt_samples`; a change here changes every key.
     recorded = json.loads(DIGESTS.read_text())[benchmark]
     now = digests(benchmark)
     changed = sorted(label for label in recorded.keys() | now.keys() if recorded.get(label) != now.get(label))

@@ -7,16 +7,28 @@ lines; reordering them would change every verdict key.
 from __future__ import annotations
 
 import json
+from collections import Counter
 
-from skillbench.core.records import PROPER_ENDINGS
+from skillbench.benchmark.lint import MAX_RECOVERABLE_FAILURES
+from skillbench.core.records import PROPER_ENDINGS, ExpectedOutcome, Termination
 from skillbench.evaluation.checks.registry import CheckContext, CheckResult, rule_check
 
 
-@rule_check("required_tools_invoked", hard=True)
+# v2: only a successful call counts (failed attempts are told in the detail). Exception: a tool the
+# scenario scripts to fail more often than the retry policy allows can never succeed, so attempting it
+# is all the agent can do (the tool_failure → transfer scenarios).
+@rule_check("required_tools_invoked", hard=True, version="2")
 def required_tools(ctx: CheckContext) -> CheckResult:
-    called = {record.name for record in ctx.rollout.tool_calls if not record.control}
-    missing = [name for name in ctx.scenario.required_tools if name not in called]
-    detail = f"missing: {', '.join(missing)}" if missing else f"all {len(ctx.scenario.required_tools)} called"
+    records = [record for record in ctx.rollout.tool_calls if not record.control]
+    unreachable = {tool for tool, count in ctx.scenario.tool_failures.items() if count > MAX_RECOVERABLE_FAILURES}
+    done = {record.name for record in records if not record.is_error or record.name in unreachable}
+    missing = [name for name in ctx.scenario.required_tools if name not in done]
+    failed = Counter(record.name for record in records if record.is_error and record.name in ctx.scenario.required_tools)
+    detail = f"missing: {', '.join(missing)}" if missing else f"all {len(ctx.scenario.required_tools)} succeeded"
+    if not missing and unreachable & set(ctx.scenario.required_tools):
+        detail += f" or were attempted ({', '.join(sorted(unreachable))} always fails in this scenario)"
+    if failed:
+        detail += "; failed attempts: " + ", ".join(f"{name} ×{count}" for name, count in sorted(failed.items()))
     return CheckResult(passed=not missing, detail=detail)
 
 
@@ -85,3 +97,21 @@ def verified_before_write(ctx: CheckContext) -> CheckResult | None:
         elif record.name in gated and not record.is_error and not verified:
             return CheckResult(passed=False, detail=f"{record.name} before verification")
     return CheckResult(passed=True, detail="ok")
+
+
+# The one termination that shows each expected outcome was reached. A caller hanging up (user_ended)
+# or running out of turns shows none of them; a transfer never counts as a success.
+EXPECTED_TERMINATION: dict[ExpectedOutcome, Termination] = {
+    "success": "resolved",
+    "appropriately_transferred": "transferred",
+    "appropriately_out_of_scope": "out_of_scope",
+}
+
+
+# Soft by default (the paper's rule leaves the outcome to the judge); pass_rule=state_strict makes it hard.
+@rule_check("outcome_matches_expected", hard=False)
+def outcome_matches_expected(ctx: CheckContext) -> CheckResult:
+    expected = ctx.scenario.expected_outcome
+    wanted = EXPECTED_TERMINATION[expected]
+    ended = ctx.rollout.termination
+    return CheckResult(passed=ended == wanted, detail=f"expected {expected} (ends {wanted}); ended {ended}")
