@@ -10,7 +10,7 @@ from typing import Any
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
 from skillbench.build.cluster import cluster_sequences
-from skillbench.build.extract import TurnTypes, annotated, text_only
+from skillbench.build.extract import SMALL_TALK, TurnTypes, annotated, text_only
 from skillbench.build.ingest import read_source
 from skillbench.build.pii import scrub
 from skillbench.build.records import ActionSequence
@@ -27,10 +27,11 @@ def main_path(graph: dict[str, str], start: str = "hello") -> list[str]:
         seen.add(node)
         path.append(node)
         nxt = graph.get(node)
-        if nxt is None or node.startswith("query"):
+        if nxt is None or (node.startswith("query") and node not in _NOT_ACTIONS):
             nxt = next((c for c in _CONTINUE if c in graph and c not in seen), None)
         node = nxt
-    return ["query" if n.startswith("query") and n not in _NOT_ACTIONS else n for n in path if n not in _NOT_ACTIONS]
+    kept = [n for n in path if n not in _NOT_ACTIONS and n not in SMALL_TALK]
+    return ["query" if n.startswith("query") else n for n in kept]
 
 
 def comparable(actions: list[str]) -> list[str]:
