@@ -25,15 +25,20 @@ def vectorise(sequences: Sequence[Sequence[str]], n_max: int = 2):  # type: igno
     return vectorizer.fit_transform([list(s) for s in sequences])
 
 
-def kmeans_labels(matrix, *, k: int | None, k_min: int, k_max: int, seed: int) -> tuple[np.ndarray, dict[str, float]]:  # type: ignore[no-untyped-def]
-    """Labels, and the chosen k with its silhouette (k fixed when given, else the best silhouette in range)."""
+def kmeans_labels(matrix, *, k: int | None, k_min: int, k_max: int, seed: int,  # type: ignore[no-untyped-def]
+                  distinct: int | None = None) -> tuple[np.ndarray, dict[str, float]]:
+    """Labels, and the chosen k with its silhouette (k fixed when given, else the best silhouette in range).
+
+    ``distinct``: how many different sequences there are; no k above it is tried (identical points
+    cannot form more clusters).
+    """
     n = matrix.shape[0]
-    if n < 3:
+    limit = min(n - 1, distinct if distinct is not None else n)
+    if n < 3 or limit < 2 or k == 1:
         return np.zeros(n, dtype=int), {"k": 1, "silhouette": 0.0}
-    candidates = [k] if k else list(range(max(2, k_min), min(k_max, n - 1) + 1))
+    candidates = [min(k, limit)] if k else list(range(max(2, k_min), min(k_max, limit) + 1)) or [limit]
     best: tuple[float, int, np.ndarray] | None = None
     for count in candidates:
-        count = min(count, n - 1)
         labels = KMeans(n_clusters=count, n_init=4, random_state=seed).fit_predict(matrix)
         score = float(silhouette_score(matrix, labels, metric="cosine", sample_size=min(n, 2000), random_state=seed)) \
             if len(set(labels)) > 1 else -1.0
@@ -53,7 +58,7 @@ def cluster_sequences(sequences: Sequence[ActionSequence], *, group_by_purpose: 
     for group in sorted(groups):
         members = groups[group]
         labels, info = kmeans_labels(vectorise([m.actions for m in members], n_max), k=k, k_min=k_min,
-                                     k_max=k_max, seed=seed)
+                                     k_max=k_max, seed=seed, distinct=len({tuple(m.actions) for m in members}))
         notes[group] = info
         by_label: dict[int, list[str]] = defaultdict(list)
         for member, label in zip(members, labels, strict=True):

@@ -7,12 +7,12 @@ from collections import Counter
 
 from skillbench.build.records import Conversation, Replacement, ScrubbedConversation, Turn
 
-# Order matters: emails before phones (digits inside addresses), long digit runs (cards, accounts)
-# before phone numbers, so a card number is not half-taken as a phone.
+# Order matters: emails first (their digits are not numbers); phones need separators between digit
+# groups, so they go before the long-digit-run rule that would otherwise take them as account numbers.
 _PATTERNS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "[EMAIL]"),
-    ("card_or_account", re.compile(r"\b(?:\d[ -]?){8,19}\d\b"), "[NUMBER]"),
     ("phone", re.compile(r"(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)\s?|\b\d{2,4}[\s.-])\d{3}[\s.-]?\d{3,4}\b"), "[PHONE]"),
+    ("card_or_account", re.compile(r"\b(?:\d[ -]?){8,19}\d\b"), "[NUMBER]"),
     ("address", re.compile(
         r"\b\d{1,5}\s+(?:[A-Za-z0-9]+\s){0,3}(?:street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd|way|court|ct)\b\.?",
         re.IGNORECASE), "[ADDRESS]"),
