@@ -25,7 +25,7 @@ def load_config(overrides: list[str]) -> BuildConfig:
         with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
             raw = OmegaConf.to_container(compose("build", overrides=overrides), resolve=True, throw_on_missing=True)
     except (HydraException, OmegaConfBaseException) as exc:
-        first = str(exc).splitlines()[0]
+        first = str(exc).splitlines()[0].rstrip(".")
         raise ConfigError(f"{first}. Fix: see the options in {CONF_DIR} (e.g. skillbench build ingest=star out=DIR).") from None
     try:
         return BuildConfig.model_validate(raw)

@@ -25,7 +25,7 @@ FLOWS = {
 
 def conversation(purpose: str, index: int) -> Conversation:
     actions, opening = FLOWS[purpose]
-    turns = [Turn(speaker="customer", text=f"{opening} I am {PLANTED['name']}, mail me at {PLANTED['email']} "
+    turns = [Turn(speaker="customer", text=f"{opening} This is call {index}. I am {PLANTED['name']}, mail me at {PLANTED['email']} "
                                            f"or ring {PLANTED['phone']}.")]
     for step, action in enumerate(actions):
         if action.startswith("query:"):
