@@ -57,18 +57,27 @@ def report_main(argv: list[str]) -> int:
 
 
 def measure_main(argv: list[str]) -> int:
-    from skillbench.build.measure import measure_star
+    from skillbench.build.measure import measure_abcd, measure_star
 
     parser = argparse.ArgumentParser(prog="skillbench build measure", description="Clustering and workflows vs gold labels.")
-    parser.add_argument("dataset", choices=["star"], help="the labelled data set")
-    parser.add_argument("--path", default=str(SHARED_DATA / "star"), help="the STAR folder (default ../shared/data/star)")
+    parser.add_argument("dataset", choices=["star", "abcd"], help="the labelled data set")
+    parser.add_argument("--path", default=None, help="the data folder (default ../shared/data/<dataset>)")
     parser.add_argument("--per-purpose", type=int, default=None, help="first N dialogues per task (default: all)")
     parser.add_argument("--k", type=int, default=None, help="fixed k (default: silhouette over --k-min..--k-max)")
     parser.add_argument("--k-min", type=int, default=18)
     parser.add_argument("--k-max", type=int, default=30)
     parser.add_argument("--text-types", type=int, default=40, help="action types of the text-only path")
     args = parser.parse_args(argv)
-    root = Path(args.path)
+    root = Path(args.path or SHARED_DATA / args.dataset)
+    if args.dataset == "abcd":
+        if not (root / "kb.json").is_file():
+            raise ConfigError(f"{root}: no ABCD kb.json. Fix: pass --path to the ABCD data.")
+        found = measure_abcd(root)
+        print(f"dialogues {found['dialogues']}")
+        print(f"flow_similarity {found['flow_similarity']}")
+        for name, value in found["per_dialogue"].items():
+            print(f"flow_similarity[{name}] {value}")
+        return 0
     if not (root / "dialogues").is_dir():
         raise ConfigError(f"{root}: no STAR dialogues/ folder. Fix: pass --path to the STAR data.")
     result = measure_star(root, per_purpose=args.per_purpose, k=args.k, k_min=args.k_min, k_max=args.k_max,

@@ -16,7 +16,8 @@ from skillbench.build.pii import scrub
 from skillbench.build.records import ActionSequence
 from skillbench.build.represent import collapse, representative, similarity
 
-_CONTINUE = ("query_success", "available", "yes")
+# Past a query or a question without an edge: an available result, then a yes, then the query's success.
+_CONTINUE = ("available", "yes", "query_success")
 _NOT_ACTIONS = {"query_success", "query_failure", "available", "unavailable", "yes", "no", "hello"}
 
 
@@ -77,3 +78,17 @@ def grouped(sequences: list[ActionSequence]) -> dict[str, list[str]]:
     for s in sequences:
         out[s.purpose or ""].append(s.conversation_id)
     return out
+
+
+def measure_abcd(root: Path) -> dict[str, Any]:
+    """Each ABCD dialogue's extracted actions against its subflow's required actions in ``kb.json``."""
+    gold: dict[str, list[str]] = json.loads((root / "kb.json").read_text())
+    per_dialogue: dict[str, float] = {}
+    for conversation in read_source("abcd", root, {}):
+        purpose = conversation.metadata.purpose
+        if purpose not in gold:
+            continue
+        actions = [a.split(":", 1)[1] for a in annotated(scrub(conversation).conversation).actions if a.startswith("query:")]
+        per_dialogue[f"{conversation.id} ({purpose})"] = round(similarity(collapse(actions), gold[purpose]), 4)
+    mean = sum(per_dialogue.values()) / max(1, len(per_dialogue))
+    return {"dialogues": len(per_dialogue), "flow_similarity": round(mean, 4), "per_dialogue": per_dialogue}
