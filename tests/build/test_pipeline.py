@@ -45,7 +45,7 @@ def test_one_stage_runs_alone_from_the_previous_file(transcripts: Path, tmp_path
     Build(load_config(overrides(transcripts, out, "stage=extract", "extractor=text", "extractor.n_types=4"))).run()
     lines = (out / "_build" / "02_actions.jsonl").read_text().splitlines()
     assert len(lines) == 12 and all(json.loads(line)["actions"] for line in lines)
-    with pytest.raises(BuildError, match="03_clusters.jsonl: missing.*stage=cluster"):
+    with pytest.raises(BuildError, match=r"03_clusters\.jsonl: missing.*stage=cluster"):
         Build(load_config(overrides(transcripts, out, "stage=represent"))).run()
 
 
@@ -62,7 +62,7 @@ def test_global_clustering_separates_the_purposes(transcripts: Path, tmp_path: P
 def test_bad_override_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="Fix"):
         load_config(["ingest=nosuch", f"out={tmp_path}"])
-    with pytest.raises(ConfigError, match="selection.per_skill"):
+    with pytest.raises(ConfigError, match=r"selection\.per_skill"):
         load_config([f"out={tmp_path}", "selection.per_skill=0"])
     assert cli_main(["build", "ingest=jsonl", f"out={tmp_path / 'x'}"]) == 2  # jsonl needs a path
     assert not (tmp_path / "x" / "benchmark.yaml").exists()
