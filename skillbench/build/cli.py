@@ -37,7 +37,7 @@ def load_config(overrides: list[str]) -> BuildConfig:
 
 
 def report_main(argv: list[str]) -> int:
-    from skillbench.build.pipeline import Build
+    from skillbench.build.pipeline import read_summary
 
     parser = argparse.ArgumentParser(prog="skillbench build report", description="The stage-by-stage summary of a build.")
     parser.add_argument("out", help="the build's output folder")
@@ -45,12 +45,11 @@ def report_main(argv: list[str]) -> int:
     path = Path(args.out) / "_build" / "summary.json"
     if not path.is_file():
         raise ConfigError(f"{path}: no build summary. Fix: run `skillbench build out={args.out}` first.")
-    summary = Build.__new__(Build)
-    summary.work = Path(args.out) / "_build"
+    stages = read_summary(Path(args.out)).stages
     rows = [[s.stage, s.items_in, s.items_out, s.reused, ", ".join(f"{k}: {v}" for k, v in s.dropped.items()) or "-",
-             f"{s.seconds:.2f}", s.model_calls, f"{s.cost_usd:.4f}"] for s in summary.summary().stages]
+             f"{s.seconds:.2f}", s.model_calls, f"{s.cost_usd:.4f}"] for s in stages]
     print(tabulate(rows, headers=["stage", "in", "out", "reused", "dropped (reason: n)", "seconds", "model calls", "cost $"]))
-    for stage in summary.summary().stages:
+    for stage in stages:
         if stage.notes:
             print(f"{stage.stage}: {stage.notes}")
     return 0

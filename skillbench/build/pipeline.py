@@ -67,6 +67,12 @@ class Summary(BaseModel):
         self.stages = [s for s in self.stages if s.stage != report.stage] + [report]
 
 
+def read_summary(out: Path) -> Summary:
+    """The stage reports of the build in ``out`` (empty before its first stage)."""
+    path = out / "_build" / "summary.json"
+    return Summary.model_validate_json(path.read_text()) if path.is_file() else Summary()
+
+
 class Build:
     def __init__(self, cfg: BuildConfig) -> None:
         self.cfg = cfg
@@ -94,8 +100,7 @@ class Build:
         return [model.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
     def summary(self) -> Summary:
-        path = self.work / "summary.json"
-        return Summary.model_validate_json(path.read_text()) if path.is_file() else Summary()
+        return read_summary(self.out)
 
     @contextmanager
     def _stage(self, name: str) -> Iterator[StageReport]:
