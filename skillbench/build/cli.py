@@ -1,0 +1,115 @@
+"""``skillbench build [overrides]``, ``skillbench build report DIR``, ``skillbench build measure star``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from hydra import compose, initialize_config_dir
+from hydra.errors import HydraException
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+from pydantic import ValidationError
+from tabulate import tabulate
+
+from skillbench.build.config import SHARED_DATA, BuildConfig
+from skillbench.core.errors import ConfigError
+
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf" / "build"
+
+
+def load_config(overrides: list[str]) -> BuildConfig:
+    try:
+        with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+            raw = OmegaConf.to_container(compose("build", overrides=overrides), resolve=True, throw_on_missing=True)
+    except (HydraException, OmegaConfBaseException) as exc:
+        first = str(exc).splitlines()[0].rstrip(".")
+        raise ConfigError(f"{first}. Fix: see the options in {CONF_DIR} (e.g. skillbench build ingest=star out=DIR).") from None
+    try:
+        return BuildConfig.model_validate(raw)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"])
+        raise ConfigError(f"build config: field '{where}': {error['msg']}. Fix: correct it on the command line "
+                          f"or in {CONF_DIR}.") from None
+
+
+def report_main(argv: list[str]) -> int:
+    from skillbench.build.pipeline import read_summary
+
+    parser = argparse.ArgumentParser(prog="skillbench build report", description="The stage-by-stage summary of a build.")
+    parser.add_argument("out", help="the build's output folder")
+    args = parser.parse_args(argv)
+    path = Path(args.out) / "_build" / "summary.json"
+    if not path.is_file():
+        raise ConfigError(f"{path}: no build summary. Fix: run `skillbench build out={args.out}` first.")
+    stages = read_summary(Path(args.out)).stages
+    rows = [[s.stage, s.items_in, s.items_out, s.reused, ", ".join(f"{k}: {v}" for k, v in s.dropped.items()) or "-",
+             f"{s.seconds:.2f}", s.model_calls, f"{s.cost_usd:.4f}"] for s in stages]
+    print(tabulate(rows, headers=["stage", "in", "out", "reused", "dropped (reason: n)", "seconds", "model calls", "cost $"]))
+    for stage in stages:
+        if stage.notes:
+            print(f"{stage.stage}: {stage.notes}")
+    return 0
+
+
+def measure_main(argv: list[str]) -> int:
+    from skillbench.build.measure import measure_abcd, measure_star
+
+    parser = argparse.ArgumentParser(prog="skillbench build measure", description="Clustering and workflows vs gold labels.")
+    parser.add_argument("dataset", choices=["star", "abcd"], help="the labelled data set")
+    parser.add_argument("--path", default=None, help="the data folder (default ../shared/data/<dataset>)")
+    parser.add_argument("--per-purpose", type=int, default=None, help="first N dialogues per task (default: all)")
+    parser.add_argument("--k", type=int, default=None, help="fixed k (default: silhouette over --k-min..--k-max)")
+    parser.add_argument("--k-min", type=int, default=18)
+    parser.add_argument("--k-max", type=int, default=30)
+    parser.add_argument("--text-types", type=int, default=40, help="action types of the text-only path")
+    args = parser.parse_args(argv)
+    root = Path(args.path or SHARED_DATA / args.dataset)
+    if args.dataset == "abcd":
+        if not (root / "kb.json").is_file():
+            raise ConfigError(f"{root}: no ABCD kb.json. Fix: pass --path to the ABCD data.")
+        found = measure_abcd(root)
+        print(f"dialogues {found['dialogues']}")
+        print(f"flow_similarity {found['flow_similarity']}")
+        for name, value in found["per_dialogue"].items():
+            print(f"flow_similarity[{name}] {value}")
+        return 0
+    if not (root / "dialogues").is_dir():
+        raise ConfigError(f"{root}: no STAR dialogues/ folder. Fix: pass --path to the STAR data.")
+    result = measure_star(root, per_purpose=args.per_purpose, k=args.k, k_min=args.k_min, k_max=args.k_max,
+                          text_types=args.text_types)
+    print(f"dialogues {result['dialogues']} tasks {result['tasks']}")
+    main = result["annotated"]
+    print(f"ARI {main['ARI']}")
+    print(f"NMI {main['NMI']}")
+    print(f"flow_similarity {main['flow_similarity']}")
+    print(f"k {main['k']} silhouette {main['silhouette']}")
+    text = result["text"]
+    print(f"text_only ARI {text['ARI']} NMI {text['NMI']} k {text['k']} (flow similarity not comparable: "
+          f"text-only action types are unnamed clusters)")
+    for task, value in main["per_task"].items():
+        print(f"flow_similarity[{task}] {value}")
+    return 0
+
+
+def build_main(argv: list[str]) -> int:
+    if argv and argv[0] == "report":
+        return report_main(argv[1:])
+    if argv and argv[0] == "measure":
+        return measure_main(argv[1:])
+    if argv and argv[0] in {"-h", "--help"}:
+        print("usage: skillbench build [key=value ...] | report OUT | measure star\n"
+              f"options: the groups in {CONF_DIR}; e.g. skillbench build ingest=star out=DIR ingest.per_purpose=20")
+        return 0
+    from skillbench.build.pipeline import Build
+
+    cfg = load_config(argv)
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    logging.getLogger("skillbench.build").setLevel(logging.INFO)
+    Build(cfg).run()
+    print(f"build written to {cfg.out} (summary: skillbench build report {cfg.out})")
+    return 0

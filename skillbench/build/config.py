@@ -1,0 +1,115 @@
+"""The build's configuration (composed by Hydra from ``skillbench/conf/build/``), validated by pydantic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from skillbench.config.schema import ModelConfig
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED_DATA = REPO.parent / "shared" / "data"
+STAGES = ("ingest", "extract", "cluster", "represent", "skills", "scenarios")
+
+
+class Part(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class IngestConfig(Part):
+    name: str = Field(description="Option name (the YAML file).")
+    format: Literal["jsonl", "star", "abcd"] = Field(description="Reader of the input: generic JSONL, STAR or ABCD raw.")
+    path: str | None = Field(None, description="File or folder; STAR/ABCD default to ../shared/data/<format> beside the repo.")
+    per_purpose: int | None = Field(None, ge=1, description="Keep the first N conversations of each call purpose (a fast subset).")
+    single_task_only: bool = Field(True, description="STAR: only complete dialogues whose wizard had one task.")
+
+    def resolved_path(self) -> Path:
+        if self.path:
+            return Path(self.path).expanduser()
+        if self.format == "jsonl":
+            raise ValueError("ingest.path is required for the jsonl format")
+        return SHARED_DATA / self.format
+
+
+class ExtractorConfig(Part):
+    name: str = Field(description="Option name.")
+    kind: Literal["annotated", "text", "llm"] = Field(description="annotated labels/tool calls, offline text-only, or a model.")
+    n_types: int = Field(40, ge=2, description="text: number of action types learnt from agent turns.")
+    attempts: int = Field(3, ge=1, description="llm: attempts per conversation before it is dropped.")
+    model: ModelConfig | None = Field(None, description="llm: the model, configured like the engine's models.")
+
+    @model_validator(mode="after")
+    def _model_for_llm(self) -> ExtractorConfig:
+        if self.kind == "llm" and self.model is None:
+            raise ValueError("extractor.model is required when extractor.kind is llm")
+        return self
+
+
+class ClustererConfig(Part):
+    name: str = Field(description="Option name.")
+    group_by_purpose: bool = Field(True, description="Cluster within each call-purpose group (else globally).")
+    k: int | None = Field(None, ge=1, description="Fixed clusters per group; null: chosen by silhouette in [k_min, k_max].")
+    k_min: int = Field(2, ge=1, description="Smallest k tried.")
+    k_max: int = Field(4, ge=1, description="Largest k tried.")
+    min_silhouette: float = Field(0.25, description="Below this best silhouette a group stays one cluster.")
+    n_max: int = Field(2, ge=1, le=4, description="Longest action n-gram in the TF-IDF representation.")
+    seed: int = Field(0, description="K-Means seed.")
+
+
+class RepresentativeConfig(Part):
+    name: str = Field(description="Option name.")
+    kind: Literal["medoid"] = Field("medoid", description="medoid: the member closest on average to the others.")
+    samples: int = Field(10, ge=1, description="Member transcripts kept per cluster for skill writing.")
+
+
+class SkillWriterConfig(Part):
+    name: str = Field(description="Option name.")
+    kind: Literal["deterministic"] = Field("deterministic", description="Offline writer from workflow + catalogue.")
+    max_facts: int = Field(4, ge=0, description="Most caller facts a skill collects.")
+
+
+class FilterConfig(Part):
+    name: str = Field(description="Option name.")
+    min_support: int = Field(3, ge=1, description="Drop clusters with fewer transcripts.")
+    min_tool_steps: int = Field(1, ge=0, description="Drop skills with fewer lookup/act steps.")
+
+
+class ScenarioWriterConfig(Part):
+    name: str = Field(description="Option name.")
+    seed: int = Field(0, description="Seed of identities, personas and selection.")
+
+
+class SelectionConfig(Part):
+    name: str = Field(description="Option name.")
+    per_skill: int = Field(7, ge=1, description="Scenarios kept per skill (balanced by path and persona).")
+    max_skills: int | None = Field(None, ge=1, description="Keep the N best-supported skills.")
+
+
+class BuildConfig(Part):
+    out: str = Field(description="Folder the benchmark (and _build/ with the stage files) is written to.")
+    benchmark_name: str = Field("mined", description="Name of the written benchmark (also its one industry id).")
+    stage: Literal["all", "ingest", "extract", "cluster", "represent", "skills", "scenarios"] = Field(
+        "all", description="Run every stage, or one (reading the previous stage's file).")
+    store: str | None = Field(None, description="Content-addressed item cache; default <out>/_build/store.")
+    ingest: IngestConfig
+    extractor: ExtractorConfig
+    clusterer: ClustererConfig
+    representative: RepresentativeConfig
+    skill_writer: SkillWriterConfig
+    filter: FilterConfig
+    scenario_writer: ScenarioWriterConfig
+    selection: SelectionConfig
+
+    def store_root(self) -> Path:
+        return Path(self.store) if self.store else Path(self.out) / "_build" / "store"
+
+
+def stage_settings(cfg: BuildConfig, part: str) -> dict[str, Any]:
+    """What determines a stage's items (endpoints, keys and concurrency of a model do not)."""
+    data = getattr(cfg, part).model_dump(mode="json")
+    data.pop("name", None)
+    if part == "extractor" and data.get("model"):
+        data["model"] = {k: data["model"][k] for k in ("model", "params", "prompt_template")}
+    return data

@@ -1,0 +1,94 @@
+"""``skillbench build measure star``: clustering and representative workflows against STAR's gold tasks."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+from skillbench.build.cluster import cluster_sequences
+from skillbench.build.extract import SMALL_TALK, TurnTypes, annotated, text_only
+from skillbench.build.ingest import read_source
+from skillbench.build.pii import scrub
+from skillbench.build.records import ActionSequence
+from skillbench.build.represent import collapse, representative, similarity
+
+# Past a query or a question without an edge: an available result, then a yes, then the query's success.
+_CONTINUE = ("available", "yes", "query_success")
+_NOT_ACTIONS = {"query_success", "query_failure", "available", "unavailable", "yes", "no", "hello"}
+
+
+def main_path(graph: dict[str, str], start: str = "hello") -> list[str]:
+    """The happy path through a STAR flow graph: follow edges; past a query or a yes/no question, take success."""
+    path, node, seen = [], start, set()
+    while node and node not in seen:
+        seen.add(node)
+        path.append(node)
+        nxt = graph.get(node)
+        if nxt is None or (node.startswith("query") and node not in _NOT_ACTIONS):
+            nxt = next((c for c in _CONTINUE if c in graph and c not in seen), None)
+        node = nxt
+    kept = [n for n in path if n not in _NOT_ACTIONS and n not in SMALL_TALK]
+    return ["query" if n.startswith("query") else n for n in kept]
+
+
+def comparable(actions: list[str]) -> list[str]:
+    return collapse(["query" if a.startswith("query") else a for a in actions])
+
+
+def flow_similarity(sequences: list[ActionSequence], clusters: list[Any], graphs: dict[str, dict[str, str]]) -> dict[str, float]:
+    """Per task: the cluster holding most of its dialogues, its representative vs the graph's main path."""
+    by_id = {s.conversation_id: s for s in sequences}
+    per_task: dict[str, float] = {}
+    for task, graph in sorted(graphs.items()):
+        counts = Counter({c.id: sum(by_id[m].purpose == task for m in c.members) for c in clusters})
+        if not counts or counts.most_common(1)[0][1] == 0:
+            continue
+        best = next(c for c in clusters if c.id == counts.most_common(1)[0][0])
+        workflow = representative(best, by_id)
+        per_task[task] = round(similarity(comparable(workflow.actions), main_path(graph)), 4)
+    return per_task
+
+
+def measure_star(root: Path, *, per_purpose: int | None, k: int | None, k_min: int, k_max: int, text_types: int,
+                 seed: int = 0) -> dict[str, Any]:
+    conversations = [scrub(c).conversation for c in read_source("star", root, {"per_purpose": per_purpose})]
+    graphs = {p.parent.name: json.loads(p.read_text())["graph"] for p in sorted((root / "tasks").glob("*/*.json"))
+              if p.stem == p.parent.name}
+    out: dict[str, Any] = {"dialogues": len(conversations), "tasks": len({c.metadata.purpose for c in conversations})}
+    types = TurnTypes(conversations, n_types=text_types, seed=seed)
+    for name, extract in (("annotated", annotated), ("text", lambda c: text_only(c, types))):
+        sequences = [s for s in map(extract, conversations) if not s.dropped]
+        clusters, notes = cluster_sequences(sequences, group_by_purpose=False, k=k, k_min=k_min, k_max=k_max, n_max=2, seed=seed)
+        assigned = {m: c.id for c in clusters for m in c.members}
+        truth = [s.purpose for s in sequences]
+        found = [assigned[s.conversation_id] for s in sequences]
+        per_task = flow_similarity(sequences, clusters, graphs)
+        out[name] = {"sequences": len(sequences), "k": notes["all"]["k"], "silhouette": notes["all"]["silhouette"],
+                     "ARI": round(adjusted_rand_score(truth, found), 4), "NMI": round(normalized_mutual_info_score(truth, found), 4),
+                     "flow_similarity": round(sum(per_task.values()) / max(1, len(per_task)), 4), "per_task": per_task}
+    return out
+
+
+def grouped(sequences: list[ActionSequence]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = defaultdict(list)
+    for s in sequences:
+        out[s.purpose or ""].append(s.conversation_id)
+    return out
+
+
+def measure_abcd(root: Path) -> dict[str, Any]:
+    """Each ABCD dialogue's extracted actions against its subflow's required actions in ``kb.json``."""
+    gold: dict[str, list[str]] = json.loads((root / "kb.json").read_text())
+    per_dialogue: dict[str, float] = {}
+    for conversation in read_source("abcd", root, {}):
+        purpose = conversation.metadata.purpose
+        if purpose not in gold:
+            continue
+        actions = [a.split(":", 1)[1] for a in annotated(scrub(conversation).conversation).actions if a.startswith("query:")]
+        per_dialogue[f"{conversation.id} ({purpose})"] = round(similarity(collapse(actions), gold[purpose]), 4)
+    mean = sum(per_dialogue.values()) / max(1, len(per_dialogue))
+    return {"dialogues": len(per_dialogue), "flow_similarity": round(mean, 4), "per_dialogue": per_dialogue}

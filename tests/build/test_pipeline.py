@@ -1,0 +1,68 @@
+"""The offline build end to end on small transcripts: stages, files, caching, lint, loading."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillbench.benchmark.lint import lint_benchmark
+from skillbench.benchmark.loader import load_benchmark
+from skillbench.build.cli import build_main, load_config
+from skillbench.build.pipeline import Build, BuildError
+from skillbench.cli import main as cli_main
+from skillbench.core.errors import ConfigError
+from tests.build.conftest import assert_no_planted, overrides
+
+
+def test_offline_build_writes_a_lint_clean_benchmark_and_a_rerun_reuses_everything(
+        transcripts: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "bench"
+    assert build_main(overrides(transcripts, out)) == 0
+    report = lint_benchmark(out)
+    assert report.problems == []
+    bench = load_benchmark(out)
+    assert len(bench.skills) == 3
+    assert {s.category for s in bench.skills.values()} == {"block_card", "check_balance", "move_house"}
+    assert all(s.steps[0].kind == "verify" for s in bench.skills.values())
+    for stage_file in (out / "_build").glob("*.jsonl"):
+        assert_no_planted(stage_file.read_text())
+    first = {s["stage"]: s for s in json.loads((out / "_build" / "summary.json").read_text())["stages"]}
+    assert first["extract"]["items_in"] == 12 and first["extract"]["reused"] == 0
+
+    assert build_main(overrides(transcripts, out)) == 0
+    again = {s["stage"]: s for s in json.loads((out / "_build" / "summary.json").read_text())["stages"]}
+    assert again["ingest"]["reused"] == 12 and again["extract"]["reused"] == 12 and again["skills"]["reused"] == 3
+    assert cli_main(["build", "report", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "extract" in printed and "scenarios" in printed
+
+
+def test_one_stage_runs_alone_from_the_previous_file(transcripts: Path, tmp_path: Path) -> None:
+    out = tmp_path / "b"
+    Build(load_config(overrides(transcripts, out, "stage=ingest"))).run()
+    Build(load_config(overrides(transcripts, out, "stage=extract", "extractor=text", "extractor.n_types=4"))).run()
+    lines = (out / "_build" / "02_actions.jsonl").read_text().splitlines()
+    assert len(lines) == 12 and all(json.loads(line)["actions"] for line in lines)
+    with pytest.raises(BuildError, match=r"03_clusters\.jsonl: missing.*stage=cluster"):
+        Build(load_config(overrides(transcripts, out, "stage=represent"))).run()
+
+
+def test_global_clustering_separates_the_purposes(transcripts: Path, tmp_path: Path) -> None:
+    out = tmp_path / "g"
+    Build(load_config(overrides(transcripts, out, "clusterer=global", "clusterer.k_max=5", "stage=ingest"))).run()
+    build = Build(load_config(overrides(transcripts, out, "clusterer=global", "clusterer.k_max=5")))
+    build.extract()
+    clusters = build.cluster()
+    groups = sorted(sorted({m.rsplit("-", 1)[0] for m in c.members}) for c in clusters)
+    assert groups == [["block_card"], ["check_balance"], ["move_house"]]
+
+
+def test_bad_override_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="Fix"):
+        load_config(["ingest=nosuch", f"out={tmp_path}"])
+    with pytest.raises(ConfigError, match=r"selection\.per_skill"):
+        load_config([f"out={tmp_path}", "selection.per_skill=0"])
+    assert cli_main(["build", "ingest=jsonl", f"out={tmp_path / 'x'}"]) == 2  # jsonl needs a path
+    assert not (tmp_path / "x" / "benchmark.yaml").exists()
