@@ -1,0 +1,39 @@
+"""``skillbench judges validate`` end to end on three stored sources: tables, the simulated-judge warning,
+and a rerun that makes no model calls."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillbench.cli import main
+from skillbench.core.records import Rollout
+from skillbench.store import ArtifactStore
+from tests.lab.conftest import SOURCES
+
+
+def test_validate_sweeps_judges_and_reruns_from_the_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = ArtifactStore(tmp_path / "store")
+    rollouts = [Rollout.model_validate_json(line) for line in SOURCES.read_text().splitlines()]
+    for rollout in rollouts:  # the sources as a finished job left them (regenerated if the rollout key changed)
+        store.put("rollouts", rollout.key, rollout)
+    args = ["judges", "validate", "judge=sim_strict,sim_lenient", f"store.root={store.root}",
+            f"benchmark.scenarios=[{','.join(r.scenario_id for r in rollouts)}]", "--out", str(tmp_path / "lab"), "--boot", "50"]
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    assert "not real judges" in first and "Judge validity — detection rate" in first
+    data = json.loads((tmp_path / "lab" / "lab.json").read_text())
+    assert data["model_calls"] > 0 and data["labelled_transcripts"] == 36 and len(data["perturbations"]) == 9
+    judges = {row[0] for row in data["tables"][0]["rows"]}
+    assert judges == {"sim_strict", "sim_lenient", "panel (majority)", "rule checks"}
+    for name in ("lab.md", "lab.tex", "lab_summary.csv", "lab_sensitivity.csv", "lab_detail.csv"):
+        assert (tmp_path / "lab" / name).stat().st_size > 0
+    assert main(args) == 0
+    assert "model calls this run: 0." in capsys.readouterr().out
+
+
+def test_a_glob_matching_no_judge_is_one_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["judges", "validate", "judge=glob(nothing_*)"]) == 2
+    assert "matches no option of judge" in capsys.readouterr().err
