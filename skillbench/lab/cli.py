@@ -15,7 +15,7 @@ from skillbench.core.errors import ConfigError
 from skillbench.lab.config import compose_runs
 from skillbench.lab.judging import JudgeRun, judge_runs, panel_run, rule_run
 from skillbench.lab.labelled import build_labelled_set
-from skillbench.lab.metrics import LabSet, validity_tables
+from skillbench.lab.metrics import LabSet, sampling_table, validity_tables
 from skillbench.lab.sources import source_rollouts
 from skillbench.report.tables import Table, markdown_table
 from skillbench.report.write import latex_table, table_csv
@@ -73,6 +73,8 @@ def validate_main(args: argparse.Namespace) -> int:
     everyone = [*runs, *([panel_run(runs)] if len(runs) > 1 else []), rule_run(benchmark, items, judge_configs[0])]
     lab = LabSet(items)
     tables = validity_tables(lab, everyone, n_boot=args.boot, seed=args.seed)
+    samples = sampling_table(runs)
+    tables += [samples] if samples is not None else []
     calls = sum(r.model_calls for r in runs)
     notes = [f"{len(items)} labelled transcripts ({len(lab.defects)} perturbation types, {len(lab.sources)} sources from "
              f"{', '.join(agents)} on {judge_configs[0].benchmark.name}); judges: {', '.join(r.name for r in runs)}; "

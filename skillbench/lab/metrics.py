@@ -13,7 +13,7 @@ from skillbench.core.rubric import DIMENSION_BY_NAME, DIMENSION_NAMES
 from skillbench.lab.judging import JudgeRun, Reading
 from skillbench.lab.labelled import CONTROL
 from skillbench.lab.records import LabelledTranscript
-from skillbench.report.stats import bootstrap_weights, percentile_ci, ratio_draws
+from skillbench.report.stats import bootstrap_weights, cohen_kappa, fleiss_kappa, percentile_ci, ratio_draws
 from skillbench.report.tables import Table, ci, num, pct
 
 
@@ -185,3 +185,43 @@ def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, se
     for table in (summary, matrix, detail):
         table.footnotes.append(note)
     return [summary, matrix, detail]
+
+
+def _mean_kappa(runs: list[JudgeRun], pick: str) -> float | None:
+    """Mean pairwise Cohen's κ between judges on their pass decisions (first sample, or the majority)."""
+    values = []
+    for a_index, first in enumerate(runs):
+        for second in runs[a_index + 1 :]:
+            keys = [k for k in first.readings if getattr(first.readings[k], pick) is not None
+                    and getattr(second.readings.get(k), pick, None) is not None]
+            kappa = cohen_kappa([getattr(first.readings[k], pick) for k in keys], [getattr(second.readings[k], pick) for k in keys])
+            if kappa is not None:
+                values.append(kappa)
+    return float(np.mean(values)) if values else None
+
+
+def sampling_table(runs: list[JudgeRun]) -> Table | None:
+    """With ``judge.samples > 1``: how often a judge's own samples agree, and how majority voting over
+    samples moves the agreement (κ) between judges — the reference study's proposed remedy, measured."""
+    if not any(run.samples > 1 for run in runs):
+        return None
+    table = Table(key="lab_samples", title="Multi-sample judging — within-judge agreement and κ between judges",
+                  headers=["Judge", "Samples", "Items", "Sample agreement %", "Fleiss κ (samples)", "Verdicts changed by vote %"],
+                  data_headers=["judge", "samples", "items", "sample_agreement", "fleiss_kappa", "changed_by_vote"], latex=True)
+    for run in runs:
+        rows = [r for r in run.readings.values() if len(r.sample_passes) == run.samples and run.samples > 1]
+        if not rows:
+            table.display.append([run.name, str(run.samples), "0", "—", "—", "—"])
+            table.data.append([run.name, run.samples, 0, None, None, None])
+            continue
+        pairs = [(a == b) for r in rows for i, a in enumerate(r.sample_passes) for b in r.sample_passes[i + 1 :]]
+        counts = np.array([[sum(r.sample_passes), run.samples - sum(r.sample_passes)] for r in rows])
+        agreement, kappa = float(np.mean(pairs)), fleiss_kappa(counts)
+        changed = float(np.mean([r.passed != r.first_sample_passed for r in rows]))
+        table.display.append([run.name, str(run.samples), str(len(rows)), pct(agreement), num(kappa), pct(changed)])
+        table.data.append([run.name, run.samples, len(rows), agreement, kappa, changed])
+    single, voted = _mean_kappa(runs, "first_sample_passed"), _mean_kappa(runs, "passed")
+    delta = None if single is None or voted is None else voted - single
+    table.footnotes.append(f"Mean pairwise κ between judges: first sample {num(single)}, majority of samples {num(voted)} "
+                           f"(Δ {num(delta)}).")
+    return table
