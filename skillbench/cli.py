@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "rescore": ("skillbench.report.cli:rescore_main", "apply another pass rule to stored verdicts (no model calls)"),
     "diff": ("skillbench.report.cli:diff_main", "compare two runs or sweeps"),
     "benchmark": ("skillbench.benchmark.cli:benchmark_main", "build, lint or describe benchmark data"),
+    "import": ("skillbench.lab.import_cli:import_main", "import transcripts produced elsewhere as a run folder"),
     "judges": ("skillbench.lab.cli:judges_main", "judge validity lab: measure judges on transcripts with known labels"),
 }
 
