@@ -11,11 +11,14 @@ import argparse
 import json
 from pathlib import Path
 
+from skillbench.benchmark import load_benchmark
+from skillbench.config import RunConfig
 from skillbench.core.errors import ConfigError
 from skillbench.lab.config import compose_runs
-from skillbench.lab.judging import JudgeRun, judge_runs, panel_run, rule_run
+from skillbench.lab.importer import applicable_checks, load_imported
+from skillbench.lab.judging import JudgeRun, Subject, judge_runs, lab_subjects, panel_run, rule_run
 from skillbench.lab.labelled import build_labelled_set
-from skillbench.lab.metrics import LabSet, sampling_table, validity_tables
+from skillbench.lab.metrics import LabSet, human_table, sampling_table, validity_tables
 from skillbench.lab.sources import source_rollouts
 from skillbench.report.tables import Table, markdown_table
 from skillbench.report.write import latex_table, table_csv
@@ -35,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--agents", default="sim_careful",
                           help="comma-separated agent configs whose clean rollouts are perturbed (default: sim_careful)")
     validate.add_argument("--out", type=Path, default=Path("outputs/lab"), help="folder for lab.md, lab.json, lab.tex, *.csv")
+    validate.add_argument("--run", action="append", type=Path, default=[],
+                          help="an imported run folder (skillbench import): judge its conversations against the human labels")
     validate.add_argument("--boot", type=int, default=1000, help="bootstrap draws for the CIs (default 1000)")
     validate.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     return parser
@@ -56,8 +61,34 @@ def write_tables(out: Path, title: str, notes: list[str], tables: list[Table], m
     return text
 
 
+def validate_imported(args: argparse.Namespace, judge_configs: list[RunConfig]) -> int:
+    """Judges on imported conversations, scored against the people's labels."""
+    loaded = [pair for run in args.run for pair in load_imported(run)]
+    subjects = [Subject(i.rollout.key, i.rollout, i.context.scenario, i.context.skill) for i, _ in loaded]
+    human = {i.rollout.key: row.passed for i, row in loaded if row.passed is not None}
+    if not human:
+        raise ConfigError(f"no human pass/fail labels in {', '.join(map(str, args.run))}. Fix: add metadata.labels.passed and import again")
+    benchmark = load_benchmark(judge_configs[0].benchmark.source)
+    runs = judge_runs(judge_configs, benchmark, subjects)
+    by_key = {i.rollout.key: i for i, _ in loaded}
+    rules = rule_run(subjects, judge_configs[0], lambda s: applicable_checks(by_key[s.key]))
+    everyone = [*runs, *([panel_run(runs)] if len(runs) > 1 else []), rules]
+    calls = sum(r.model_calls for r in runs)
+    notes = [f"{len(subjects)} imported conversations ({len(human)} with a human pass/fail) from {', '.join(map(str, args.run))}; "
+             f"judges: {', '.join(r.name for r in runs)}; model calls this run: {calls}."]
+    if any(r.simulated for r in runs):
+        notes += ["", SIMULATED_NOTE]
+    meta = {"imported": len(subjects), "human_labels": len(human), "judges": [r.name for r in runs], "model_calls": calls,
+            "simulated": any(r.simulated for r in runs)}
+    print(write_tables(args.out, "Judges against human labels", notes, [human_table(everyone, human)], meta), end="")
+    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab_human.csv")
+    return 0
+
+
 def validate_main(args: argparse.Namespace) -> int:
     judge_configs = compose_runs(args.overrides)
+    if args.run:
+        return validate_imported(args, judge_configs)
     agents = [a for a in args.agents.split(",") if a]
     if not agents:
         raise ConfigError("--agents names no agent config. Fix: e.g. --agents sim_careful")
@@ -69,8 +100,9 @@ def validate_main(args: argparse.Namespace) -> int:
     if not items:
         raise ConfigError(f"no clean rollouts of {agents} on {judge_configs[0].benchmark.name} to perturb. "
                           "Fix: pick agents whose rollouts pass every rule check, e.g. --agents sim_careful")
-    runs: list[JudgeRun] = judge_runs(judge_configs, benchmark, items)
-    everyone = [*runs, *([panel_run(runs)] if len(runs) > 1 else []), rule_run(benchmark, items, judge_configs[0])]
+    subjects = lab_subjects(benchmark, items)
+    runs: list[JudgeRun] = judge_runs(judge_configs, benchmark, subjects)
+    everyone = [*runs, *([panel_run(runs)] if len(runs) > 1 else []), rule_run(subjects, judge_configs[0])]
     lab = LabSet(items)
     tables = validity_tables(lab, everyone, n_boot=args.boot, seed=args.seed)
     samples = sampling_table(runs)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Persona, Scenario, Skill, WorkflowStep
 from skillbench.config import RunConfig
+from skillbench.core.errors import ConfigError
 from skillbench.core.records import OUTCOMES, Message, Rollout, RuleCheck, ToolCall, ToolCallRecord
 from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
 from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, ResultRow
@@ -320,3 +321,23 @@ def import_files(paths: list[Path], out: Path, cfg: RunConfig, benchmark: Benchm
     summary = summarize(rows, cfg, started=started, wall_time_s=0.0, benchmark_version=benchmark.version)
     write_json_atomic(out / SUMMARY_FILE, summary.model_dump(mode="json"))  # written last: marks the run finished
     return items, errors
+
+
+def load_imported(run_dir: Path) -> list[tuple[Imported, ResultRow]]:
+    """The conversations of an imported run folder, with their contexts from the store (for ``judges validate --run``)."""
+    results = run_dir / RESULTS_FILE
+    config = run_dir / CONFIG_FILE
+    if not results.is_file() or not config.is_file():
+        raise ConfigError(f"{run_dir} is not a run folder (no {RESULTS_FILE} or {CONFIG_FILE}). Fix: give a folder written by skillbench import")
+    root = Path(str((json.loads(config.read_text(encoding="utf-8")).get("store") or {}).get("root") or "outputs/store"))
+    store = ArtifactStore(root)
+    out: list[tuple[Imported, ResultRow]] = []
+    for number, line in enumerate(results.read_text(encoding="utf-8").splitlines(), start=1):
+        row = ResultRow.model_validate_json(line)
+        rollout = store.get("rollouts", row.rollout_key or "", Rollout)
+        context = store.get(CONTEXT_KIND, row.rollout_key or "", ImportedContext)
+        if rollout is None or context is None:
+            raise ConfigError(f"{results}:{number}: rollout {row.rollout_key} or its import context is not in the store {root}. "
+                              "Fix: run from the folder the import ran in, or import again")
+        out.append((Imported(rollout, context), row))
+    return out

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from skillbench.benchmark.loader import Benchmark
+from skillbench.benchmark.schema import Scenario, Skill
 from skillbench.config import RunConfig
+from skillbench.core.records import Rollout, RuleCheck
 from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
 from skillbench.engine.job import make_context, obtain_verdict
 from skillbench.evaluation import run_rule_checks
@@ -41,21 +44,38 @@ class JudgeRun:
     samples: int = 1
 
 
+@dataclass(frozen=True)
+class Subject:
+    """A transcript to judge, with the scenario and skill its judge prompt is rendered from."""
+
+    key: str
+    rollout: Rollout
+    scenario: Scenario
+    skill: Skill
+
+
+def lab_subjects(benchmark: Benchmark, items: list[LabelledTranscript]) -> list[Subject]:
+    subjects = []
+    for item in items:
+        case = make_case(benchmark, item.rollout)
+        assert case is not None  # the labelled set holds only the benchmark's scenarios
+        subjects.append(Subject(item.key, item.rollout, case.scenario, case.skill))
+    return subjects
+
+
 def _scores(scores: JudgeScores | None) -> dict[str, int]:
     return {} if scores is None else {d: getattr(scores, d) for d in DIMENSION_NAMES}
 
 
-async def _judge_all(cfg: RunConfig, benchmark: Benchmark, items: list[LabelledTranscript]) -> JudgeRun:
+async def _judge_all(cfg: RunConfig, benchmark: Benchmark, items: list[Subject]) -> JudgeRun:
     ctx = make_context(cfg, benchmark, total=len(items))
     limit = asyncio.Semaphore(cfg.judge.concurrency)
     calls = 0
 
-    async def one(item: LabelledTranscript) -> tuple[str, Reading]:
+    async def one(item: Subject) -> tuple[str, Reading]:
         nonlocal calls
-        case = make_case(benchmark, item.rollout)
-        assert case is not None  # the labelled set holds only the benchmark's scenarios
-        checks = run_rule_checks(item.rollout, case.scenario, case.skill)
-        prompt = render_judge_prompt(case.skill, case.scenario, item.rollout, checks)
+        checks = run_rule_checks(item.rollout, item.scenario, item.skill)
+        prompt = render_judge_prompt(item.skill, item.scenario, item.rollout, checks)
         async with limit:
             verdict, reused = await obtain_verdict(ctx, prompt, item.rollout)
         if not reused:
@@ -73,18 +93,19 @@ async def _judge_all(cfg: RunConfig, benchmark: Benchmark, items: list[LabelledT
     return JudgeRun(cfg.judge.name, cfg.judge.simulated, readings, model_calls=calls, samples=cfg.judge.samples)
 
 
-def judge_runs(configs: list[RunConfig], benchmark: Benchmark, items: list[LabelledTranscript]) -> list[JudgeRun]:
+def judge_runs(configs: list[RunConfig], benchmark: Benchmark, items: list[Subject]) -> list[JudgeRun]:
     """One run per judge config, in the order given."""
     return [asyncio.run(_judge_all(cfg, benchmark, items)) for cfg in configs]
 
 
-def rule_run(benchmark: Benchmark, items: list[LabelledTranscript], cfg: RunConfig) -> JudgeRun:
-    """The deterministic baseline: a transcript fails when a hard rule check fails (no model, no scores)."""
-    readings: dict[str, Reading] = {}
-    for item in items:
-        case = make_case(benchmark, item.rollout)
-        assert case is not None
-        readings[item.key] = Reading(passed=rule_based_pass(run_rule_checks(item.rollout, case.scenario, case.skill), cfg.pass_rule))
+def rule_run(items: list[Subject], cfg: RunConfig, checks: Callable[[Subject], list[RuleCheck]] | None = None) -> JudgeRun:
+    """The deterministic baseline: a transcript fails when a hard rule check fails (no model, no scores).
+    ``checks``: which checks apply (imported transcripts drop those their data does not allow)."""
+    def every(item: Subject) -> list[RuleCheck]:
+        return run_rule_checks(item.rollout, item.scenario, item.skill)
+
+    pick = checks or every
+    readings = {item.key: Reading(passed=rule_based_pass(pick(item), cfg.pass_rule)) for item in items}
     return JudgeRun(RULES, False, readings)
 
 

@@ -225,3 +225,23 @@ def sampling_table(runs: list[JudgeRun]) -> Table | None:
     table.footnotes.append(f"Mean pairwise κ between judges: first sample {num(single)}, majority of samples {num(voted)} "
                            f"(Δ {num(delta)}).")
     return table
+
+
+def human_table(runs: list[JudgeRun], human: dict[str, bool]) -> Table:
+    """Each judge's agreement with people's pass/fail labels: accuracy, Cohen's κ and the confusion counts."""
+    table = Table(key="lab_human", title="Agreement with human labels (pass/fail)",
+                  headers=["Judge", "n", "Accuracy %", "κ", "Both pass", "Human pass, judge fail", "Human fail, judge pass", "Both fail"],
+                  data_headers=["judge", "n", "accuracy", "kappa", "both_pass", "human_pass_judge_fail", "human_fail_judge_pass", "both_fail"],
+                  latex=True)
+    for run in runs:
+        keys = [k for k in human if k in run.readings and run.readings[k].passed is not None]
+        ours = [bool(run.readings[k].passed) for k in keys]
+        theirs = [human[k] for k in keys]
+        cells = [sum(h == a and j == b for h, j in zip(theirs, ours, strict=True)) for a, b in
+                 ((True, True), (True, False), (False, True), (False, False))]
+        accuracy = (cells[0] + cells[3]) / len(keys) if keys else None
+        kappa = cohen_kappa(theirs, ours) if keys else None
+        table.display.append([_name(run), str(len(keys)), pct(accuracy), num(kappa), *map(str, cells)])
+        table.data.append([run.name, len(keys), accuracy, kappa, *cells])
+    table.footnotes.append("Human labels are the reference; transcripts without a human pass/fail are left out.")
+    return table
