@@ -293,12 +293,18 @@ def import_files(paths: list[Path], out: Path, cfg: RunConfig, benchmark: Benchm
     store = ArtifactStore(cfg.store.root)
     items: list[Imported] = []
     errors: list[str] = []
+    seen: dict[str, str] = {}
     for path in paths:
         for line, data in read_records(path):
             try:
                 if isinstance(data, RecordError):
                     raise data
-                items.append(parse_record(data, f"{path.stem}-{line}", agent, benchmark))
+                item = parse_record(data, f"{path.stem}-{line}", agent, benchmark)
+                # one row per conversation id: a second one would silently replace the first in every report
+                _require(item.rollout.scenario_id not in seen, "metadata.id",
+                         f"{item.rollout.scenario_id!r} already imported from {seen.get(item.rollout.scenario_id)}")
+                seen[item.rollout.scenario_id] = f"{path}:{line}"
+                items.append(item)
             except RecordError as exc:
                 errors.append(f"{path}:{line}: {exc}")
     if not items:

@@ -64,9 +64,9 @@ def conversation(i: int, kind: str) -> dict:
         labels |= {"passed": False, "outcome": "failure", "hallucinated_action": True,
                    "dimensions": {**labels["dimensions"], "tool_use_correctness": 2, "guardrail_compliance": 2}}
     elif kind == "leak_transfer":
-        m = m[:1] + [{"role": "user", "content": "There's water pouring out under the meter box, it looks like a burst pipe!"},
-                     {"role": "assistant", "content": "That needs a person straight away; I am transferring you to our emergency team now.",
-                      "tool_calls": [call(f"c{i}t", "transfer_to_human", {"reason": "suspected burst pipe"})]}]
+        m = [m[0], {"role": "user", "content": "There's water pouring out under the meter box, it looks like a burst pipe!"},
+             {"role": "assistant", "content": "That needs a person straight away; I am transferring you to our emergency team now.",
+              "tool_calls": [call(f"c{i}t", "transfer_to_human", {"reason": "suspected burst pipe"})]}]
         labels |= {"outcome": "appropriately_transferred"}
     elif kind == "stacked":
         m[2]["content"] = ("I can help. What is your account number? And your postcode? And when did you last read the meter? "
