@@ -37,3 +37,24 @@ def test_validate_sweeps_judges_and_reruns_from_the_store(tmp_path: Path, capsys
 def test_a_glob_matching_no_judge_is_one_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["judges", "validate", "judge=glob(nothing_*)"]) == 2
     assert "matches no option of judge" in capsys.readouterr().err
+
+
+def test_a_real_judge_config_through_litellm_to_a_local_stub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.support.openai_stub import conversation_script, stub_server
+
+    store = ArtifactStore(tmp_path / "store")
+    rollouts = [Rollout.model_validate_json(line) for line in SOURCES.read_text().splitlines()][:1]
+    store.put("rollouts", rollouts[0].key, rollouts[0])
+    secret = "sk-lab-secret-never-written"
+    with stub_server(conversation_script) as server:
+        monkeypatch.setenv("SKILLBENCH_GEMMA4_API_BASE", server.base_url)
+        monkeypatch.setenv("SKILLBENCH_GEMMA4_API_KEY", secret)
+        args = ["judges", "validate", "judge=gemma4", f"store.root={store.root}", f"benchmark.scenarios=[{rollouts[0].scenario_id}]",
+                "--out", str(tmp_path / "lab"), "--boot", "20"]
+        assert main(args) == 0
+        asked = len(server.requests)
+    out = capsys.readouterr().out
+    assert asked == 12 and "model calls this run: 12." in out and "SIMULATED" not in out
+    written = [p.read_text() for p in tmp_path.rglob("*") if p.is_file() and p.suffix in {".json", ".md", ".csv"}]
+    assert written and not any(secret in text for text in written)
