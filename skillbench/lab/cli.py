@@ -19,6 +19,7 @@ from skillbench.lab.importer import applicable_checks, load_imported
 from skillbench.lab.judging import JudgeRun, Subject, judge_runs, lab_subjects, panel_run, rule_run
 from skillbench.lab.labelled import build_labelled_set
 from skillbench.lab.metrics import LabSet, human_table, sampling_table, validity_tables
+from skillbench.lab.pages import detection_heatmap, lab_html
 from skillbench.lab.sources import source_rollouts
 from skillbench.report.tables import Table, markdown_table
 from skillbench.report.write import latex_table, table_csv
@@ -117,7 +118,9 @@ def validate_main(args: argparse.Namespace) -> int:
             "sources": len(lab.sources), "judges": [r.name for r in runs], "model_calls": calls,
             "simulated": any(r.simulated for r in runs)}
     print(write_tables(args.out, "Judge validity lab", notes, tables, meta), end="")
-    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, {', '.join(t.key + '.csv' for t in tables)}")
+    (args.out / "lab.png").write_bytes(detection_heatmap(tables[1]))
+    (args.out / "lab.html").write_text(lab_html("Judge validity lab", notes, tables, items, everyone), encoding="utf-8")
+    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.png, lab.html, {', '.join(t.key + '.csv' for t in tables)}")
     return 0
 
 

@@ -28,7 +28,9 @@ def test_validate_sweeps_judges_and_reruns_from_the_store(tmp_path: Path, capsys
     assert data["model_calls"] > 0 and data["labelled_transcripts"] == 36 and len(data["perturbations"]) == 9
     judges = {row[0] for row in data["tables"][0]["rows"]}
     assert judges == {"sim_strict", "sim_lenient", "panel (majority)", "rule checks"}
-    for name in ("lab.md", "lab.tex", "lab_summary.csv", "lab_sensitivity.csv", "lab_detail.csv"):
+    page = (tmp_path / "lab" / "lab.html").read_text()
+    assert 'href="#p-wrong_argument"' in page and "id='p-wrong_argument'" in page
+    for name in ("lab.md", "lab.tex", "lab.png", "lab_summary.csv", "lab_sensitivity.csv", "lab_detail.csv"):
         assert (tmp_path / "lab" / name).stat().st_size > 0
     assert main(args) == 0
     assert "model calls this run: 0." in capsys.readouterr().out
