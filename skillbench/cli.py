@@ -18,6 +18,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("skillbench.report.cli:diff_main", "compare two runs or sweeps"),
     "benchmark": ("skillbench.benchmark.cli:benchmark_main", "build, lint or describe benchmark data"),
     "build": ("skillbench.build.cli:build_main", "mine workflows from transcripts into a benchmark (docs/pipeline.md)"),
+    "import": ("skillbench.lab.import_cli:import_main", "import transcripts produced elsewhere as a run folder"),
+    "judges": ("skillbench.lab.cli:judges_main", "judge validity lab: measure judges on transcripts with known labels"),
 }
 
 

@@ -66,7 +66,30 @@ class JobContext:
     progress: Progress
 
 
-async def _obtain_rollout(ctx: JobContext, scenario: Scenario) -> tuple[Rollout, bool]:
+def make_context(cfg: RunConfig, benchmark: Benchmark, *, total: int) -> JobContext:
+    """Clients, store and rollout parameters of one job (also used by the judge lab to obtain rollouts)."""
+    pool = ClientPool(seed=cfg.run.seed)
+    return JobContext(
+        cfg=cfg,
+        benchmark=benchmark,
+        store=ArtifactStore(cfg.store.root),
+        rollout_params=RolloutParams(
+            benchmark=benchmark,
+            clients=pool,
+            agent=pool.client(cfg.agent),
+            user=pool.client(cfg.user_sim),
+            stop_marker=cfg.user_sim.stop_marker,
+            mock=cfg.mock,
+            max_turns=cfg.run.max_turns,
+            seed=cfg.run.seed,
+        ),
+        judge=pool.client(cfg.judge),
+        progress=Progress(total=total),
+    )
+
+
+async def obtain_rollout(ctx: JobContext, scenario: Scenario) -> tuple[Rollout, bool]:
+    """The stored rollout of ``scenario`` under ``ctx.cfg``, or a new one (stored unless infrastructure failed)."""
     key = rollout_key(ctx.cfg, ctx.benchmark, scenario)
 
     async def produce() -> Rollout:
@@ -99,7 +122,8 @@ def infra_rollout(ctx: JobContext, scenario: Scenario, key: str, error: str, usa
     )
 
 
-async def _obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tuple[Verdict, bool]:
+async def obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tuple[Verdict, bool]:
+    """The stored verdict of ``ctx.cfg.judge`` on ``prompt``, or a new one (stored unless the endpoint failed)."""
     key = verdict_key(ctx.cfg.judge, prompt)
 
     async def produce() -> Verdict:
@@ -140,7 +164,7 @@ async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
 async def _evaluate(ctx: JobContext, scenario: Scenario) -> ResultRow:
     skill = ctx.benchmark.skill_of(scenario)
     started = time.perf_counter()
-    rollout, rollout_reused = await _obtain_rollout(ctx, scenario)
+    rollout, rollout_reused = await obtain_rollout(ctx, scenario)
     rollout_s = time.perf_counter() - started
     usage: dict[str, Usage] = {
         role: (value.as_cache_hit() if rollout_reused else value) for role, value in rollout.usage.items()
@@ -152,7 +176,7 @@ async def _evaluate(ctx: JobContext, scenario: Scenario) -> ResultRow:
         checks = run_rule_checks(rollout, scenario, skill)
         started = time.perf_counter()
         prompt = render_judge_prompt(skill, scenario, rollout, checks, ctx.cfg.judge.rubric_version)
-        verdict, verdict_reused = await _obtain_verdict(ctx, prompt, rollout)
+        verdict, verdict_reused = await obtain_verdict(ctx, prompt, rollout)
         judge_s = time.perf_counter() - started
         usage["judge"] = verdict.usage.as_cache_hit() if verdict_reused else verdict.usage
     row = assemble_row(
@@ -170,24 +194,7 @@ async def run_job_async(cfg: RunConfig, job_dir: Path) -> JobSummary:
     scenarios = select_scenarios(benchmark, cfg.benchmark)
     job_dir.mkdir(parents=True, exist_ok=True)
     write_json_atomic(job_dir / CONFIG_FILE, cfg.model_dump(mode="json"))
-    pool = ClientPool(seed=cfg.run.seed)
-    ctx = JobContext(
-        cfg=cfg,
-        benchmark=benchmark,
-        store=ArtifactStore(cfg.store.root),
-        rollout_params=RolloutParams(
-            benchmark=benchmark,
-            clients=pool,
-            agent=pool.client(cfg.agent),
-            user=pool.client(cfg.user_sim),
-            stop_marker=cfg.user_sim.stop_marker,
-            mock=cfg.mock,
-            max_turns=cfg.run.max_turns,
-            seed=cfg.run.seed,
-        ),
-        judge=pool.client(cfg.judge),
-        progress=Progress(total=len(scenarios)),
-    )
+    ctx = make_context(cfg, benchmark, total=len(scenarios))
     log.info(
         "job: agent=%s judge=%s user_sim=%s mock=%s pass_rule=%s benchmark=%s (%d scenarios)%s",
         cfg.agent.name, cfg.judge.name, cfg.user_sim.name, cfg.mock.name, cfg.pass_rule.name, cfg.benchmark.name,

@@ -112,7 +112,7 @@ def _write_text(path: Path, text: str) -> None:
     _write_bytes(path, text.encode("utf-8"))
 
 
-def _csv(table: Table) -> str:
+def table_csv(table: Table) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(table.columns)
@@ -150,7 +150,7 @@ def write_report(
         written["markdown"] = out / "report.md"
     if "csv" in formats:
         for table in tables:
-            _write_text(out / f"{table.key}.csv", _csv(table))
+            _write_text(out / f"{table.key}.csv", table_csv(table))
         _write_text(out / "rows.csv", _rows_csv(frame))
         written["csv"] = out / "table1.csv"
     if "tex" in formats:

@@ -1,0 +1,129 @@
+"""``skillbench judges validate [overrides]``: measure judges on transcripts with known labels.
+
+The overrides are Hydra's (``'judge=glob(sim_*)'``, ``judge=a,b``, ``benchmark=full``, ``store.root=...``);
+each judge of the sweep reads every labelled transcript. Verdicts are stored by verdict key, so a rerun
+makes no model calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from skillbench.benchmark import load_benchmark
+from skillbench.config import RunConfig
+from skillbench.core.errors import ConfigError
+from skillbench.lab.config import compose_runs
+from skillbench.lab.importer import applicable_checks, load_imported
+from skillbench.lab.judging import JudgeRun, Subject, judge_runs, lab_subjects, panel_run, rule_run
+from skillbench.lab.labelled import build_labelled_set
+from skillbench.lab.metrics import LabSet, human_table, sampling_table, validity_tables
+from skillbench.lab.pages import detection_heatmap, lab_html
+from skillbench.lab.sources import source_rollouts
+from skillbench.report.tables import Table, markdown_table
+from skillbench.report.write import latex_table, table_csv
+from skillbench.store import ArtifactStore, write_json_atomic
+
+SIMULATED_NOTE = (
+    "> **SIMULATED judges**: the sim_* judges are offline, deterministic stand-ins, not real judges. These figures "
+    "show that the lab's machinery works and separates a strict from a lenient judge; they say nothing about any real model."
+)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="skillbench judges", description="Measure judges against known labels.")
+    sub = parser.add_subparsers(dest="action", required=True)
+    validate = sub.add_parser("validate", help="run judge configs over the labelled set and report their validity")
+    validate.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. 'judge=glob(sim_*)' benchmark=starter")
+    validate.add_argument("--agents", default="sim_careful",
+                          help="comma-separated agent configs whose clean rollouts are perturbed (default: sim_careful)")
+    validate.add_argument("--out", type=Path, default=Path("outputs/lab"), help="folder for lab.md, lab.json, lab.tex, *.csv")
+    validate.add_argument("--run", action="append", type=Path, default=[],
+                          help="an imported run folder (skillbench import): judge its conversations against the human labels")
+    validate.add_argument("--boot", type=int, default=1000, help="bootstrap draws for the CIs (default 1000)")
+    validate.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    return parser
+
+
+def write_tables(out: Path, title: str, notes: list[str], tables: list[Table], meta: dict[str, object]) -> str:
+    """Markdown (returned and written), LaTeX, CSV per table and JSON into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    lines = [f"# {title}", "", *notes]
+    for table in tables:
+        lines += ["", f"## {table.title}", "", markdown_table(table.display, table.headers), *("" if not n else f"\n{n}" for n in table.footnotes)]
+    text = "\n".join(lines) + "\n"
+    (out / "lab.md").write_text(text, encoding="utf-8")
+    (out / "lab.tex").write_text("\n\n".join(latex_table(t) for t in tables) + "\n", encoding="utf-8")
+    for table in tables:
+        (out / f"{table.key}.csv").write_text(table_csv(table), encoding="utf-8")
+    payload = {**meta, "tables": [{"key": t.key, "title": t.title, "columns": t.columns, "rows": t.data} for t in tables]}
+    write_json_atomic(out / "lab.json", json.loads(json.dumps(payload, default=str)))
+    return text
+
+
+def validate_imported(args: argparse.Namespace, judge_configs: list[RunConfig]) -> int:
+    """Judges on imported conversations, scored against the people's labels."""
+    loaded = [pair for run in args.run for pair in load_imported(run)]
+    subjects = [Subject(i.rollout.key, i.rollout, i.context.scenario, i.context.skill) for i, _ in loaded]
+    human = {i.rollout.key: row.passed for i, row in loaded if row.passed is not None}
+    if not human:
+        raise ConfigError(f"no human pass/fail labels in {', '.join(map(str, args.run))}. Fix: add metadata.labels.passed and import again")
+    benchmark = load_benchmark(judge_configs[0].benchmark.source)
+    runs = judge_runs(judge_configs, benchmark, subjects)
+    by_key = {i.rollout.key: i for i, _ in loaded}
+    rules = rule_run(subjects, judge_configs[0], lambda s: applicable_checks(by_key[s.key]))
+    everyone = [*runs, *([panel_run(runs)] if len(runs) > 1 else []), rules]
+    calls = sum(r.model_calls for r in runs)
+    notes = [f"{len(subjects)} imported conversations ({len(human)} with a human pass/fail) from {', '.join(map(str, args.run))}; "
+             f"judges: {', '.join(r.name for r in runs)}; model calls this run: {calls}."]
+    if any(r.simulated for r in runs):
+        notes += ["", SIMULATED_NOTE]
+    meta = {"imported": len(subjects), "human_labels": len(human), "judges": [r.name for r in runs], "model_calls": calls,
+            "simulated": any(r.simulated for r in runs)}
+    print(write_tables(args.out, "Judges against human labels", notes, [human_table(everyone, human)], meta), end="")
+    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab_human.csv")
+    return 0
+
+
+def validate_main(args: argparse.Namespace) -> int:
+    judge_configs = compose_runs(args.overrides)
+    if args.run:
+        return validate_imported(args, judge_configs)
+    agents = [a for a in args.agents.split(",") if a]
+    if not agents:
+        raise ConfigError("--agents names no agent config. Fix: e.g. --agents sim_careful")
+    base = [o for o in args.overrides if not o.lstrip("+~").startswith("judge")]
+    source_configs = compose_runs([*base, f"agent={','.join(agents)}"])
+    benchmark, rollouts = source_rollouts(source_configs)
+    store = ArtifactStore(judge_configs[0].store.root)
+    items = build_labelled_set(benchmark, rollouts, store)
+    if not items:
+        raise ConfigError(f"no clean rollouts of {agents} on {judge_configs[0].benchmark.name} to perturb. "
+                          "Fix: pick agents whose rollouts pass every rule check, e.g. --agents sim_careful")
+    subjects = lab_subjects(benchmark, items)
+    runs: list[JudgeRun] = judge_runs(judge_configs, benchmark, subjects)
+    everyone = [*runs, *([panel_run(runs)] if len(runs) > 1 else []), rule_run(subjects, judge_configs[0])]
+    lab = LabSet(items)
+    tables = validity_tables(lab, everyone, n_boot=args.boot, seed=args.seed)
+    samples = sampling_table(runs)
+    tables += [samples] if samples is not None else []
+    calls = sum(r.model_calls for r in runs)
+    notes = [f"{len(items)} labelled transcripts ({len(lab.defects)} perturbation types, {len(lab.sources)} sources from "
+             f"{', '.join(agents)} on {judge_configs[0].benchmark.name}); judges: {', '.join(r.name for r in runs)}; "
+             f"model calls this run: {calls}."]
+    if any(r.simulated for r in runs):
+        notes += ["", SIMULATED_NOTE]
+    meta = {"labelled_transcripts": len(items), "perturbations": lab.defects, "paraphrases": lab.paraphrases,
+            "sources": len(lab.sources), "judges": [r.name for r in runs], "model_calls": calls,
+            "simulated": any(r.simulated for r in runs)}
+    print(write_tables(args.out, "Judge validity lab", notes, tables, meta), end="")
+    (args.out / "lab.png").write_bytes(detection_heatmap(tables[1]))
+    (args.out / "lab.html").write_text(lab_html("Judge validity lab", notes, tables, items, everyone), encoding="utf-8")
+    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.png, lab.html, {', '.join(t.key + '.csv' for t in tables)}")
+    return 0
+
+
+def judges_main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    return validate_main(args)

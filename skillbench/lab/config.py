@@ -1,0 +1,54 @@
+"""Hydra-composed configs for the lab: the command line's overrides, sweeps (``judge=glob(sim_*)``,
+``judge=a,b``) expanded into one validated RunConfig per combination, as a ``-m`` run would."""
+
+from __future__ import annotations
+
+import itertools
+from importlib import resources
+
+from hydra import compose, initialize_config_module
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import Glob, Override
+
+from skillbench.config import RunConfig, validate_config
+from skillbench.core.errors import ConfigError
+
+CONF_MODULE = "skillbench.conf"
+
+
+def group_options(group: str) -> list[str]:
+    """The option names of a config group (its YAML files)."""
+    folder = resources.files(CONF_MODULE).joinpath(group)
+    if not folder.is_dir():
+        return []
+    return sorted(p.name.rsplit(".", 1)[0] for p in folder.iterdir() if p.name.endswith(".yaml"))
+
+
+def _expand(override: Override) -> list[str]:
+    key = override.get_key_element()
+    if not override.is_sweep_override():
+        return [override.input_line]
+    value = override.value()
+    if isinstance(value, Glob):
+        names = value.filter(group_options(key))
+        if not names:
+            raise ConfigError(f"'{override.input_line}' matches no option of {key}; options: {', '.join(group_options(key))}")
+        return [f"{key}={name}" for name in names]
+    return [f"{key}={item}" for item in override.sweep_string_iterator()]
+
+
+def compose_runs(overrides: list[str]) -> list[RunConfig]:
+    """One validated config per point of the sweep the overrides describe (a single one without sweeps)."""
+    try:
+        parsed = OverridesParser.create().parse_overrides(overrides)
+    except Exception as exc:  # Hydra's parser raises its own error types; one clear line is enough
+        raise ConfigError(f"cannot parse overrides {overrides}: {exc}. Fix: use key=value, e.g. 'judge=glob(sim_*)'") from None
+    configs: list[RunConfig] = []
+    with initialize_config_module(version_base="1.3", config_module=CONF_MODULE):
+        for combination in itertools.product(*(_expand(o) for o in parsed)):
+            try:
+                cfg = compose("config", overrides=list(combination))
+            except Exception as exc:
+                raise ConfigError(f"cannot compose the config with {list(combination)}: {exc}") from None
+            configs.append(validate_config(cfg))
+    return configs

@@ -1,0 +1,349 @@
+"""``skillbench import``: transcripts produced elsewhere → a normal run folder (results.jsonl, summary.json,
+config.json, rollouts in the store) that ``report``, ``rescore``, ``diff``, ``load_results`` and
+``judges validate --run`` read unchanged. Formats: see docs/judge-lab.md.
+
+A malformed record is reported as ``file:line: field: problem`` and skipped; the valid ones still import.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from skillbench.benchmark.loader import Benchmark
+from skillbench.benchmark.schema import Persona, Scenario, Skill, WorkflowStep
+from skillbench.config import RunConfig
+from skillbench.core.errors import ConfigError
+from skillbench.core.records import OUTCOMES, Message, Rollout, RuleCheck, ToolCall, ToolCallRecord
+from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
+from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, ResultRow
+from skillbench.engine.summary import summarize
+from skillbench.evaluation import run_rule_checks
+from skillbench.evaluation.checks import rule_checks_version
+from skillbench.evaluation.pass_rule import rule_based_pass
+from skillbench.prompts.agent import CONTROL_TOOLS, END_CONVERSATION, TRANSFER_TO_HUMAN
+from skillbench.store import ArtifactStore, content_hash, write_json_atomic
+
+CONTEXT_KIND = "imported_contexts"
+HUMAN = "human"
+IMPORT_FILE = "import.json"
+
+
+class HumanLabels(BaseModel):
+    """Optional labels a person gave the conversation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passed: bool | None = Field(None, description="Pass/fail as the person judged it.")
+    outcome: str | None = Field(None, description=f"One of {', '.join(OUTCOMES)}.")
+    hallucinated_action: bool | None = None
+    dimensions: dict[str, int] = Field(default_factory=dict, description="Rubric dimension → 1-5 score.")
+
+
+class Metadata(BaseModel):
+    """Per-conversation metadata; every field is optional."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = Field(None, description="Conversation id (default: <file stem>-<line>).")
+    agent: str | None = Field(None, description="Who produced it (default: the --agent option).")
+    skill_id: str | None = Field(None, description="A skill of the --benchmark: its policy, steps and tools apply.")
+    scenario_id: str | None = Field(None, description="A scenario of that benchmark: enables every rule check.")
+    policy: str | None = Field(None, description="The policy or skill text the agent followed (when no skill_id).")
+    tools: list[str] | None = Field(None, description="Tool names offered to the agent.")
+    termination: str | None = Field(None, description="How it ended (resolved, transferred, ...); default from control calls.")
+    labels: HumanLabels | None = None
+
+
+class ImportedContext(BaseModel):
+    """What a judge needs besides the transcript, stored next to the imported rollout (kind imported_contexts)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    skill: Skill
+    scenario: Scenario
+    labels: HumanLabels | None = None
+    not_applicable: list[str] = Field(default_factory=list, description="Rule checks the data did not allow.")
+
+
+class RecordError(ValueError):
+    """One bad record: where it is and what is wrong."""
+
+
+@dataclass
+class Imported:
+    rollout: Rollout
+    context: ImportedContext
+
+
+def _require(cond: bool, field: str, problem: str) -> None:
+    if not cond:
+        raise RecordError(f"{field}: {problem}")
+
+
+def _tool_name(name: str) -> str:
+    return name if name in CONTROL_TOOLS else name.replace("__", ".")
+
+
+def _openai_messages(raw: list[Any]) -> tuple[list[Message], list[ToolCallRecord]]:
+    messages: list[Message] = []
+    pending: dict[str, ToolCall] = {}
+    records: list[ToolCallRecord] = []
+    turn = 0
+    for index, item in enumerate(raw):
+        where = f"messages[{index}]"
+        _require(isinstance(item, dict), where, "must be an object")
+        role = item.get("role")
+        _require(role in {"system", "user", "assistant", "tool"}, f"{where}.role", f"must be system, user, assistant or tool, not {role!r}")
+        content = item.get("content")
+        _require(content is None or isinstance(content, str), f"{where}.content", "must be a string or null")
+        calls: list[ToolCall] = []
+        if role == "assistant":
+            turn += 1
+            for j, call in enumerate(item.get("tool_calls") or []):
+                function = call.get("function") if isinstance(call, dict) else None
+                _require(isinstance(function, dict) and isinstance(function.get("name"), str),
+                         f"{where}.tool_calls[{j}].function.name", "missing")
+                arguments = function.get("arguments") or "{}"
+                try:
+                    parsed = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
+                except (json.JSONDecodeError, TypeError, ValueError):
+                    raise RecordError(f"{where}.tool_calls[{j}].function.arguments: not a JSON object") from None
+                tool_call = ToolCall(id=str(call.get("id") or f"call_{index}_{j}"), name=function["name"], arguments=parsed)
+                calls.append(tool_call)
+                pending[tool_call.id] = tool_call
+                if function["name"] in CONTROL_TOOLS:
+                    records.append(ToolCallRecord(turn=turn, call_id=tool_call.id, name=function["name"], arguments=parsed,
+                                                  offered=True, is_error=False, result="", control=True))
+        if role == "tool":
+            call_id = item.get("tool_call_id")
+            _require(call_id in pending, f"{where}.tool_call_id", f"{call_id!r} answers no earlier tool call")
+            call = pending.pop(call_id)
+            text = content or ""
+            try:
+                is_error = isinstance(json.loads(text), dict) and "error" in json.loads(text)
+            except json.JSONDecodeError:
+                is_error = text.lower().startswith("error")
+            records.append(ToolCallRecord(turn=turn, call_id=call_id, name=_tool_name(call.name), arguments=call.arguments,
+                                          offered=True, is_error=is_error, result=text))
+        messages.append(Message(role=role, content=content, tool_calls=calls, tool_call_id=item.get("tool_call_id"),
+                                name=item.get("name"), turn=turn))
+    unanswered = [c.name for c in pending.values() if c.name not in CONTROL_TOOLS]
+    _require(not unanswered, "messages", f"tool call(s) {unanswered} have no tool result message")
+    order = {m_call.id: n for n, m_call in enumerate(c for m in messages for c in m.tool_calls)}
+    return messages, sorted(records, key=lambda r: order[r.call_id])
+
+
+def _generic_messages(turns: list[Any]) -> list[dict[str, Any]]:
+    """The generic format → OpenAI messages: ``{"speaker": "caller"|"agent", "text", "tool_calls": [{"name",
+    "arguments", "result"}]}`` per turn."""
+    out: list[dict[str, Any]] = []
+    for index, turn in enumerate(turns):
+        _require(isinstance(turn, dict), f"turns[{index}]", "must be an object")
+        speaker = turn.get("speaker")
+        _require(speaker in {"caller", "agent", "policy"}, f"turns[{index}].speaker", f"must be caller, agent or policy, not {speaker!r}")
+        role = {"caller": "user", "agent": "assistant", "policy": "system"}[speaker]
+        calls = turn.get("tool_calls") or []
+        out.append({"role": role, "content": turn.get("text"),
+                    "tool_calls": [{"id": f"call_{index}_{j}", "function": {"name": c.get("name"), "arguments": json.dumps(c.get("arguments") or {})}}
+                                   for j, c in enumerate(calls)]})
+        for j, call in enumerate(calls):
+            if call.get("name") not in CONTROL_TOOLS:
+                out.append({"role": "tool", "tool_call_id": f"call_{index}_{j}", "name": call.get("name"),
+                            "content": call.get("result") if isinstance(call.get("result"), str) else json.dumps(call.get("result"))})
+    return out
+
+
+def _termination(meta: Metadata, records: list[ToolCallRecord]) -> str:
+    if meta.termination:
+        return meta.termination
+    controls = [r for r in records if r.control]
+    if controls and controls[-1].name == TRANSFER_TO_HUMAN:
+        return "transferred"
+    if controls and controls[-1].name == END_CONVERSATION:
+        return str(controls[-1].arguments.get("outcome") or "resolved")
+    return "user_ended"  # no control call: the conversation simply stopped on the caller's side
+
+
+def _context(meta: Metadata, record_id: str, messages: list[Message], benchmark: Benchmark) -> ImportedContext:
+    skills = benchmark.skills  # id → skill
+    not_applicable: list[str] = []
+    if meta.skill_id is not None:
+        _require(meta.skill_id in skills, "metadata.skill_id", f"{meta.skill_id!r} is not a skill of benchmark {benchmark.manifest.name}")
+        skill = skills[meta.skill_id]
+    else:
+        policy = meta.policy or "No policy text was given with this conversation."
+        skill = Skill(id=f"imported-{record_id}", name="Imported conversation", industry="imported", category="imported",
+                      company="(not given)", capability=policy, workflow=policy,
+                      steps=[WorkflowStep(id="policy", kind="inform", instruction=policy, tools=list(meta.tools or []))],
+                      success_criteria=["The caller's request is handled as the policy says."],
+                      guardrails=["Follow the policy above."], tools=list(meta.tools or ["none.given"]))
+        not_applicable += ["verified_before_account_access"]
+    scenarios = {s.id: s for s in benchmark.scenarios}
+    if meta.scenario_id is not None:
+        _require(meta.scenario_id in scenarios, "metadata.scenario_id", f"{meta.scenario_id!r} is not a scenario of the benchmark")
+        scenario = scenarios[meta.scenario_id]
+    else:
+        first = next((m.content for m in messages if m.role == "user" and m.content), "")
+        scenario = Scenario(id=record_id, skill_id=skill.id, path="happy_path", title=first[:80] or record_id,
+                            objective=first or "(not given)", persona=Persona(id="imported", label="imported"),
+                            success_criteria=list(skill.success_criteria))
+        not_applicable += ["required_tools_invoked", "no_forbidden_tool_succeeded", "target_state_reached"]
+    if meta.tools is None and meta.skill_id is None:
+        not_applicable.append("no_unrecovered_out_of_toolkit_call")
+    return ImportedContext(skill=skill, scenario=scenario, labels=meta.labels, not_applicable=not_applicable)
+
+
+def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark) -> Imported:
+    """One conversation (OpenAI ``messages`` or generic ``turns``) → rollout + context; RecordError if malformed."""
+    _require(isinstance(data, dict), "record", "must be a JSON object with 'messages' or 'turns'")
+    try:
+        meta = Metadata.model_validate(data.get("metadata") or {})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise RecordError(f"metadata.{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+    if meta.labels is not None:
+        _require(meta.labels.outcome in {None, *OUTCOMES}, "metadata.labels.outcome", f"must be one of {', '.join(OUTCOMES)}")
+        unknown = set(meta.labels.dimensions) - set(DIMENSION_NAMES)
+        _require(not unknown, "metadata.labels.dimensions", f"unknown dimension(s) {sorted(unknown)}; known: {', '.join(DIMENSION_NAMES)}")
+    if "messages" in data:
+        _require(isinstance(data["messages"], list) and data["messages"], "messages", "must be a non-empty list")
+        raw = data["messages"]
+    else:
+        _require(isinstance(data.get("turns"), list) and data["turns"], "turns", "a record needs 'messages' (OpenAI) or 'turns' (generic)")
+        raw = _generic_messages(data["turns"])
+    messages, records = _openai_messages(raw)
+    record_id = meta.id or record_id
+    context = _context(meta, record_id, messages, benchmark)
+    if meta.tools is not None:
+        records = [r.model_copy(update={"offered": r.control or r.name in meta.tools}) for r in records]
+    elif meta.skill_id is not None:
+        records = [r.model_copy(update={"offered": r.control or r.name in context.skill.tools}) for r in records]
+    termination = _termination(meta, records)
+    _require(termination in {"resolved", "transferred", "out_of_scope", "user_ended", "max_turns"}, "metadata.termination",
+             f"{termination!r} is not a termination")
+    body = {"messages": [m.model_dump(mode="json") for m in messages], "records": [r.model_dump(mode="json") for r in records],
+            "agent": meta.agent or agent, "id": record_id}
+    rollout = Rollout(key=content_hash(body), scenario_id=context.scenario.id, skill_id=context.skill.id, agent=meta.agent or agent,
+                      messages=messages, tool_calls=records, offered_tools=list(meta.tools or context.skill.tools),
+                      termination=termination, turns=max((m.turn for m in messages), default=0))  # type: ignore[arg-type]
+    return Imported(rollout, context)
+
+
+def read_records(path: Path) -> list[tuple[int, Any | RecordError]]:
+    """(line, parsed JSON or its error) for a JSONL file (a line each) or a JSON list (its items, numbered)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return [(exc.lineno, RecordError(f"file: invalid JSON ({exc.msg})"))]
+        if not isinstance(data, list):
+            return [(1, RecordError("file: a .json file must hold a list of conversations"))]
+        return list(enumerate(data, start=1))
+    out: list[tuple[int, Any | RecordError]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            out.append((number, RecordError(f"line: invalid JSON ({exc.msg})")))
+    return out
+
+
+def human_scores(labels: HumanLabels | None) -> JudgeScores | None:
+    """Full rubric scores when the person gave every dimension and the outcome (else None: pass/fail only)."""
+    if labels is None or labels.outcome is None or set(labels.dimensions) != set(DIMENSION_NAMES):
+        return None
+    return JudgeScores(task_completion=labels.outcome, hallucinated_action=bool(labels.hallucinated_action),
+                       explanation="human label", **labels.dimensions)
+
+
+def applicable_checks(item: Imported) -> list[RuleCheck]:
+    checks = run_rule_checks(item.rollout, item.context.scenario, item.context.skill)
+    return [c for c in checks if c.name not in item.context.not_applicable]
+
+
+def result_row(item: Imported, cfg: RunConfig) -> ResultRow:
+    checks = applicable_checks(item)
+    labels = item.context.labels
+    passed = labels.passed if labels is not None else None
+    return ResultRow(
+        scenario_id=item.rollout.scenario_id, skill_id=item.rollout.skill_id, industry=item.context.skill.industry,
+        path=item.context.scenario.path, persona=item.context.scenario.persona.label,
+        expected_outcome=item.context.scenario.expected_outcome, agent=cfg.agent.name, judge=cfg.judge.name,
+        user_sim="imported", mock="imported", pass_rule=cfg.pass_rule.name, benchmark=cfg.benchmark.name, simulated=False,
+        rollout_key=item.rollout.key, termination=item.rollout.termination, turns=item.rollout.turns,
+        tool_calls=sum(1 for r in item.rollout.tool_calls if not r.control),
+        tool_errors=sum(1 for r in item.rollout.tool_calls if r.is_error), rule_checks=checks,
+        rule_checks_version=rule_checks_version(), rule_passed=rule_based_pass(checks, cfg.pass_rule),
+        scores=human_scores(labels), judge_error=None if passed is not None else "no human label",
+        passed=passed, fail_reasons=["human label: fail"] if passed is False else [], usage={}, rollout_s=0.0, judge_s=0.0,
+    )
+
+
+def import_files(paths: list[Path], out: Path, cfg: RunConfig, benchmark: Benchmark, agent: str) -> tuple[list[Imported], list[str]]:
+    """Import every valid record into the run folder ``out``; returns (imported, one error line per bad record)."""
+    store = ArtifactStore(cfg.store.root)
+    items: list[Imported] = []
+    errors: list[str] = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        for line, data in read_records(path):
+            try:
+                if isinstance(data, RecordError):
+                    raise data
+                item = parse_record(data, f"{path.stem}-{line}", agent, benchmark)
+                # one row per conversation id: a second one would silently replace the first in every report
+                _require(item.rollout.scenario_id not in seen, "metadata.id",
+                         f"{item.rollout.scenario_id!r} already imported from {seen.get(item.rollout.scenario_id)}")
+                seen[item.rollout.scenario_id] = f"{path}:{line}"
+                items.append(item)
+            except RecordError as exc:
+                errors.append(f"{path}:{line}: {exc}")
+    if not items:
+        return items, errors
+    started = datetime.now(UTC)
+    agents = {item.rollout.agent for item in items}
+    if len(agents) == 1:  # the run is named after the one agent the metadata names
+        cfg = cfg.model_copy(update={"agent": cfg.agent.model_copy(update={"name": agents.pop()})})
+    rows = [result_row(item, cfg) for item in items]
+    for item in items:
+        store.put("rollouts", item.rollout.key, item.rollout)
+        store.put(CONTEXT_KIND, item.rollout.key, item.context)
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / CONFIG_FILE, cfg.model_dump(mode="json"))
+    tmp = out / f".{RESULTS_FILE}.tmp"
+    tmp.write_text("".join(row.model_dump_json() + "\n" for row in rows), encoding="utf-8")
+    tmp.replace(out / RESULTS_FILE)
+    write_json_atomic(out / IMPORT_FILE, {"files": [str(p) for p in paths], "imported": len(items), "errors": errors,
+                                          "not_applicable": {i.rollout.scenario_id: i.context.not_applicable for i in items}})
+    summary = summarize(rows, cfg, started=started, wall_time_s=0.0, benchmark_version=benchmark.version)
+    write_json_atomic(out / SUMMARY_FILE, summary.model_dump(mode="json"))  # written last: marks the run finished
+    return items, errors
+
+
+def load_imported(run_dir: Path) -> list[tuple[Imported, ResultRow]]:
+    """The conversations of an imported run folder, with their contexts from the store (for ``judges validate --run``)."""
+    results = run_dir / RESULTS_FILE
+    config = run_dir / CONFIG_FILE
+    if not results.is_file() or not config.is_file():
+        raise ConfigError(f"{run_dir} is not a run folder (no {RESULTS_FILE} or {CONFIG_FILE}). Fix: give a folder written by skillbench import")
+    root = Path(str((json.loads(config.read_text(encoding="utf-8")).get("store") or {}).get("root") or "outputs/store"))
+    store = ArtifactStore(root)
+    out: list[tuple[Imported, ResultRow]] = []
+    for number, line in enumerate(results.read_text(encoding="utf-8").splitlines(), start=1):
+        row = ResultRow.model_validate_json(line)
+        rollout = store.get("rollouts", row.rollout_key or "", Rollout)
+        context = store.get(CONTEXT_KIND, row.rollout_key or "", ImportedContext)
+        if rollout is None or context is None:
+            raise ConfigError(f"{results}:{number}: rollout {row.rollout_key} or its import context is not in the store {root}. "
+                              "Fix: run from the folder the import ran in, or import again")
+        out.append((Imported(rollout, context), row))
+    return out

@@ -1,0 +1,126 @@
+"""Judge every labelled transcript with each judge config (verdicts cached in the store by verdict key)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from skillbench.benchmark.loader import Benchmark
+from skillbench.benchmark.schema import Scenario, Skill
+from skillbench.config import RunConfig
+from skillbench.core.records import Rollout, RuleCheck
+from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
+from skillbench.engine.job import make_context, obtain_verdict
+from skillbench.evaluation import run_rule_checks
+from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
+from skillbench.lab.labelled import make_case
+from skillbench.lab.records import LabelledTranscript
+from skillbench.prompts import render_judge_prompt
+
+RULES = "rule checks"
+PANEL = "panel (majority)"
+
+
+@dataclass
+class Reading:
+    """One judge's reading of one labelled transcript."""
+
+    passed: bool | None
+    scores: dict[str, int] = field(default_factory=dict)
+    hallucinated: bool | None = None
+    sample_passes: list[bool] = field(default_factory=list)
+    first_sample_passed: bool | None = None
+
+
+@dataclass
+class JudgeRun:
+    """Readings of one judge (a config, the rule baseline or the panel) keyed by labelled-transcript key."""
+
+    name: str
+    simulated: bool
+    readings: dict[str, Reading]
+    model_calls: int = 0
+    samples: int = 1
+
+
+@dataclass(frozen=True)
+class Subject:
+    """A transcript to judge, with the scenario and skill its judge prompt is rendered from."""
+
+    key: str
+    rollout: Rollout
+    scenario: Scenario
+    skill: Skill
+
+
+def lab_subjects(benchmark: Benchmark, items: list[LabelledTranscript]) -> list[Subject]:
+    subjects = []
+    for item in items:
+        case = make_case(benchmark, item.rollout)
+        assert case is not None  # the labelled set holds only the benchmark's scenarios
+        subjects.append(Subject(item.key, item.rollout, case.scenario, case.skill))
+    return subjects
+
+
+def _scores(scores: JudgeScores | None) -> dict[str, int]:
+    return {} if scores is None else {d: getattr(scores, d) for d in DIMENSION_NAMES}
+
+
+async def _judge_all(cfg: RunConfig, benchmark: Benchmark, items: list[Subject]) -> JudgeRun:
+    ctx = make_context(cfg, benchmark, total=len(items))
+    limit = asyncio.Semaphore(cfg.judge.concurrency)
+    calls = 0
+
+    async def one(item: Subject) -> tuple[str, Reading]:
+        nonlocal calls
+        checks = run_rule_checks(item.rollout, item.scenario, item.skill)
+        prompt = render_judge_prompt(item.skill, item.scenario, item.rollout, checks, cfg.judge.rubric_version)
+        async with limit:
+            verdict, reused = await obtain_verdict(ctx, prompt, item.rollout)
+        if not reused:
+            calls += verdict.usage.calls
+        sample_passes = [bool(apply_pass_rule(checks, s, cfg.pass_rule).passed) for s in verdict.samples]
+        return item.key, Reading(
+            passed=apply_pass_rule(checks, verdict.scores, cfg.pass_rule).passed,
+            scores=_scores(verdict.scores),
+            hallucinated=None if verdict.scores is None else verdict.scores.hallucinated_action,
+            sample_passes=sample_passes,
+            first_sample_passed=sample_passes[0] if sample_passes else None,
+        )
+
+    readings = dict(await asyncio.gather(*(one(item) for item in items)))
+    return JudgeRun(cfg.judge.name, cfg.judge.simulated, readings, model_calls=calls, samples=cfg.judge.samples)
+
+
+def judge_runs(configs: list[RunConfig], benchmark: Benchmark, items: list[Subject]) -> list[JudgeRun]:
+    """One run per judge config, in the order given."""
+    return [asyncio.run(_judge_all(cfg, benchmark, items)) for cfg in configs]
+
+
+def rule_run(items: list[Subject], cfg: RunConfig, checks: Callable[[Subject], list[RuleCheck]] | None = None) -> JudgeRun:
+    """The deterministic baseline: a transcript fails when a hard rule check fails (no model, no scores).
+    ``checks``: which checks apply (imported transcripts drop those their data does not allow)."""
+    def every(item: Subject) -> list[RuleCheck]:
+        return run_rule_checks(item.rollout, item.scenario, item.skill)
+
+    pick = checks or every
+    readings = {item.key: Reading(passed=rule_based_pass(pick(item), cfg.pass_rule)) for item in items}
+    return JudgeRun(RULES, False, readings)
+
+
+def panel_run(runs: list[JudgeRun]) -> JudgeRun:
+    """Majority of the judges' verdicts (a tie counts as a fail: a panel that cannot agree does not pass);
+    per-dimension median scores."""
+    readings: dict[str, Reading] = {}
+    for key in runs[0].readings:
+        votes = [r.readings[key].passed for r in runs if r.readings[key].passed is not None]
+        scores = [r.readings[key].scores for r in runs if r.readings[key].scores]
+        merged = {d: sorted(s[d] for s in scores)[len(scores) // 2] for d in DIMENSION_NAMES} if scores else {}
+        flags = [r.readings[key].hallucinated for r in runs if r.readings[key].hallucinated is not None]
+        readings[key] = Reading(
+            passed=(sum(votes) * 2 > len(votes)) if votes else None,
+            scores=merged,
+            hallucinated=(sum(flags) * 2 > len(flags)) if flags else None,
+        )
+    return JudgeRun(PANEL, all(r.simulated for r in runs), readings)

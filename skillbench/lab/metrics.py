@@ -1,0 +1,247 @@
+"""Validity figures of each judge against the known labels: sensitivity per perturbation, specificity on
+controls, balanced accuracy with bootstrap CIs (resampling source rollouts, so a source's variants move
+together), the rubric dimension that moved, and verdict flips under label-preserving paraphrase."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from skillbench.core.rubric import DIMENSION_BY_NAME, DIMENSION_NAMES
+from skillbench.lab.judging import JudgeRun, Reading
+from skillbench.lab.labelled import CONTROL
+from skillbench.lab.records import LabelledTranscript
+from skillbench.report.stats import bootstrap_weights, cohen_kappa, fleiss_kappa, percentile_ci, ratio_draws
+from skillbench.report.tables import Table, ci, num, pct
+
+
+@dataclass
+class LabSet:
+    """The labelled transcripts arranged by source: each source's control and its variants."""
+
+    items: list[LabelledTranscript]
+
+    def __post_init__(self) -> None:
+        self.sources = sorted({i.source_key for i in self.items})
+        self.index = {s: n for n, s in enumerate(self.sources)}
+        self.control = {i.source_key: i for i in self.items if i.perturbation == CONTROL}
+        kinds: dict[str, str] = {}
+        for item in self.items:
+            kinds[item.perturbation] = item.label.kind
+        self.defects = sorted(p for p, k in kinds.items() if k == "defect")
+        self.paraphrases = sorted(p for p, k in kinds.items() if k == "paraphrase")
+
+    def of(self, perturbation: str) -> list[LabelledTranscript]:
+        return [i for i in self.items if i.perturbation == perturbation]
+
+
+def detected(item: LabelledTranscript, reading: Reading, control: Reading | None) -> bool | None:
+    """A defect counts as detected when the verdict fails, or when the labelled dimension scores below the
+    same judge's score on the unperturbed control (a minor defect need not fail the pass rule)."""
+    if reading.passed is None:
+        return None
+    if reading.passed is False:
+        return True
+    dim = item.label.dimension
+    if dim and control is not None and dim in reading.scores and dim in control.scores:
+        return reading.scores[dim] < control.scores[dim]
+    return False
+
+
+def _arrays(lab: LabSet, pairs: list[tuple[str, bool | None]]) -> tuple[np.ndarray, np.ndarray]:
+    hits, total = np.zeros(len(lab.sources)), np.zeros(len(lab.sources))
+    for source, value in pairs:
+        if value is not None:
+            total[lab.index[source]] += 1
+            hits[lab.index[source]] += bool(value)
+    return hits, total
+
+
+@dataclass
+class Rates:
+    n: int
+    rate: float | None
+    draws: np.ndarray
+
+
+def _rates(lab: LabSet, pairs: list[tuple[str, bool | None]], weights: np.ndarray) -> Rates:
+    hits, total = _arrays(lab, pairs)
+    n = int(total.sum())
+    return Rates(n, float(hits.sum() / n) if n else None, ratio_draws(weights, hits, total))
+
+
+def _ba(sens: Rates, spec: Rates) -> tuple[float | None, float | None, float | None]:
+    if sens.rate is None or spec.rate is None:
+        return None, None, None
+    low, high = percentile_ci((sens.draws + spec.draws) / 2)
+    return (sens.rate + spec.rate) / 2, low, high
+
+
+@dataclass
+class JudgeFigures:
+    run: JudgeRun
+    specificity: Rates
+    pooled: Rates
+    per_defect: dict[str, Rates]
+    flips: Rates
+    dim_moves: dict[str, dict[str, float]]
+    flag_rate: dict[str, float | None]
+
+
+def figures(lab: LabSet, run: JudgeRun, weights: np.ndarray) -> JudgeFigures:
+    controls = {s: run.readings.get(i.key) for s, i in lab.control.items()}
+    spec = _rates(lab, [(s, None if r is None or r.passed is None else r.passed) for s, r in controls.items()], weights)
+    per_defect: dict[str, Rates] = {}
+    moves: dict[str, dict[str, float]] = {}
+    flags: dict[str, float | None] = {}
+    pooled_pairs: list[tuple[str, bool | None]] = []
+    for name in lab.defects:
+        pairs = [(i.source_key, detected(i, run.readings[i.key], controls.get(i.source_key))) for i in lab.of(name)]
+        pooled_pairs += pairs
+        per_defect[name] = _rates(lab, pairs, weights)
+        drops: dict[str, list[int]] = defaultdict(list)
+        flagged: list[bool] = []
+        for item in lab.of(name):
+            reading, control = run.readings[item.key], controls.get(item.source_key)
+            if control is not None and reading.scores and control.scores:
+                for dim in DIMENSION_NAMES:
+                    drops[dim].append(control.scores[dim] - reading.scores[dim])
+            if item.label.hallucination and reading.hallucinated is not None:
+                flagged.append(reading.hallucinated)
+        moves[name] = {dim: float(np.mean(values)) for dim, values in drops.items()}
+        flags[name] = float(np.mean(flagged)) if flagged else None
+    flip_pairs = []
+    for name in lab.paraphrases:
+        for item in lab.of(name):
+            control = controls.get(item.source_key)
+            reading = run.readings[item.key]
+            same = None if control is None or control.passed is None or reading.passed is None else reading.passed != control.passed
+            flip_pairs.append((item.source_key, same))
+    return JudgeFigures(run, spec, _rates(lab, pooled_pairs, weights), per_defect, _rates(lab, flip_pairs, weights), moves, flags)
+
+
+def _most_moved(moves: dict[str, float]) -> str:
+    if not moves:
+        return "—"
+    dim, value = max(moves.items(), key=lambda kv: kv[1])
+    return f"{DIMENSION_BY_NAME[dim].header} ({value:+.2f})" if value > 0 else "none"
+
+
+def _name(run: JudgeRun) -> str:
+    return run.name + (" (sim)" if run.simulated else "")
+
+
+def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, seed: int = 0) -> list[Table]:
+    """The lab's tables: a summary per judge, sensitivity per judge × perturbation, and the details."""
+    weights = bootstrap_weights(len(lab.sources), n_boot, seed)
+    figs = [figures(lab, run, weights) for run in runs]
+    summary = Table(
+        key="lab_summary", title="Judge validity — summary per judge (labelled transcripts)",
+        headers=["Judge", "Controls", "Specificity %", "False alarms %", "Defects", "Sensitivity %", "Balanced acc. %",
+                 "BA 95% CI", "Paraphrase flips %", "Model calls"],
+        latex=True,
+    )
+    for f in figs:
+        ba, low, high = _ba(f.pooled, f.specificity)
+        false_alarm = None if f.specificity.rate is None else 1 - f.specificity.rate
+        summary.display.append([_name(f.run), str(f.specificity.n), pct(f.specificity.rate), pct(false_alarm), str(f.pooled.n),
+                                pct(f.pooled.rate), pct(ba), ci(low, high), pct(f.flips.rate), str(f.run.model_calls)])
+        summary.data.append([f.run.name, f.specificity.n, f.specificity.rate, false_alarm, f.pooled.n, f.pooled.rate, ba, low,
+                             high, f.flips.rate, f.run.model_calls])
+    summary.data_headers = ["judge", "controls", "specificity", "false_alarm_rate", "defects", "sensitivity",
+                            "balanced_accuracy", "ba_ci_low", "ba_ci_high", "paraphrase_flip_rate", "model_calls"]
+    matrix = Table(key="lab_sensitivity", title="Judge validity — detection rate (%) per perturbation × judge",
+                   headers=["Perturbation", "n", *[_name(f.run) for f in figs]], latex=True)
+    detail = Table(
+        key="lab_detail", title="Judge validity — per judge × perturbation",
+        headers=["Judge", "Perturbation", "n", "Detected %", "Balanced acc. %", "BA 95% CI", "Labelled dimension",
+                 "Δ labelled", "Moved most", "Halluc. flag %"],
+        data_headers=["judge", "perturbation", "n", "sensitivity", "balanced_accuracy", "ba_ci_low", "ba_ci_high",
+                      "labelled_dimension", "labelled_drop", "moved_most", "hallucination_flag_rate"],
+    )
+    for name in lab.defects:
+        label = lab.of(name)[0].label
+        n = len(lab.of(name))
+        matrix.display.append([name, str(n), *[pct(f.per_defect[name].rate) for f in figs]])
+        matrix.data.append([name, n, *[f.per_defect[name].rate for f in figs]])
+        for f in figs:
+            rates = f.per_defect[name]
+            ba, low, high = _ba(rates, f.specificity)
+            drop = f.dim_moves[name].get(label.dimension or "")
+            detail.display.append([_name(f.run), name, str(rates.n), pct(rates.rate), pct(ba), ci(low, high),
+                                   label.dimension or "—", num(drop), _most_moved(f.dim_moves[name]),
+                                   pct(f.flag_rate[name])])
+            detail.data.append([f.run.name, name, rates.n, rates.rate, ba, low, high, label.dimension, drop,
+                                _most_moved(f.dim_moves[name]), f.flag_rate[name]])
+    matrix.data_headers = ["perturbation", "n", *[f.run.name for f in figs]]
+    specificity_row = ["control (specificity)", str(len(lab.control)), *[pct(f.specificity.rate) for f in figs]]
+    matrix.display.append(specificity_row)
+    matrix.data.append(["control (specificity)", len(lab.control), *[f.specificity.rate for f in figs]])
+    note = (f"{len(lab.items)} labelled transcripts from {len(lab.sources)} clean source rollouts; detection = verdict "
+            "fails, or the labelled dimension scores below the same judge's score on the source's control. "
+            "CIs: percentile bootstrap over source rollouts.")
+    for table in (summary, matrix, detail):
+        table.footnotes.append(note)
+    return [summary, matrix, detail]
+
+
+def _mean_kappa(runs: list[JudgeRun], pick: str) -> float | None:
+    """Mean pairwise Cohen's κ between judges on their pass decisions (first sample, or the majority)."""
+    values = []
+    for a_index, first in enumerate(runs):
+        for second in runs[a_index + 1 :]:
+            keys = [k for k in first.readings if getattr(first.readings[k], pick) is not None
+                    and getattr(second.readings.get(k), pick, None) is not None]
+            kappa = cohen_kappa([getattr(first.readings[k], pick) for k in keys], [getattr(second.readings[k], pick) for k in keys])
+            if kappa is not None:
+                values.append(kappa)
+    return float(np.mean(values)) if values else None
+
+
+def sampling_table(runs: list[JudgeRun]) -> Table | None:
+    """With ``judge.samples > 1``: how often a judge's own samples agree, and how majority voting over
+    samples moves the agreement (κ) between judges — the reference study's proposed remedy, measured."""
+    if not any(run.samples > 1 for run in runs):
+        return None
+    table = Table(key="lab_samples", title="Multi-sample judging — within-judge agreement and κ between judges",
+                  headers=["Judge", "Samples", "Items", "Sample agreement %", "Fleiss κ (samples)", "Verdicts changed by vote %"],
+                  data_headers=["judge", "samples", "items", "sample_agreement", "fleiss_kappa", "changed_by_vote"], latex=True)
+    for run in runs:
+        rows = [r for r in run.readings.values() if len(r.sample_passes) == run.samples and run.samples > 1]
+        if not rows:
+            table.display.append([run.name, str(run.samples), "0", "—", "—", "—"])
+            table.data.append([run.name, run.samples, 0, None, None, None])
+            continue
+        pairs = [(a == b) for r in rows for i, a in enumerate(r.sample_passes) for b in r.sample_passes[i + 1 :]]
+        counts = np.array([[sum(r.sample_passes), run.samples - sum(r.sample_passes)] for r in rows])
+        agreement, kappa = float(np.mean(pairs)), fleiss_kappa(counts)
+        changed = float(np.mean([r.passed != r.first_sample_passed for r in rows]))
+        table.display.append([run.name, str(run.samples), str(len(rows)), pct(agreement), num(kappa), pct(changed)])
+        table.data.append([run.name, run.samples, len(rows), agreement, kappa, changed])
+    single, voted = _mean_kappa(runs, "first_sample_passed"), _mean_kappa(runs, "passed")
+    delta = None if single is None or voted is None else voted - single
+    table.footnotes.append(f"Mean pairwise κ between judges: first sample {num(single)}, majority of samples {num(voted)} "
+                           f"(Δ {num(delta)}).")
+    return table
+
+
+def human_table(runs: list[JudgeRun], human: dict[str, bool]) -> Table:
+    """Each judge's agreement with people's pass/fail labels: accuracy, Cohen's κ and the confusion counts."""
+    table = Table(key="lab_human", title="Agreement with human labels (pass/fail)",
+                  headers=["Judge", "n", "Accuracy %", "κ", "Both pass", "Human pass, judge fail", "Human fail, judge pass", "Both fail"],
+                  data_headers=["judge", "n", "accuracy", "kappa", "both_pass", "human_pass_judge_fail", "human_fail_judge_pass", "both_fail"],
+                  latex=True)
+    for run in runs:
+        keys = [k for k in human if k in run.readings and run.readings[k].passed is not None]
+        ours = [bool(run.readings[k].passed) for k in keys]
+        theirs = [human[k] for k in keys]
+        cells = [sum(h == a and j == b for h, j in zip(theirs, ours, strict=True)) for a, b in
+                 ((True, True), (True, False), (False, True), (False, False))]
+        accuracy = (cells[0] + cells[3]) / len(keys) if keys else None
+        kappa = cohen_kappa(theirs, ours) if keys else None
+        table.display.append([_name(run), str(len(keys)), pct(accuracy), num(kappa), *map(str, cells)])
+        table.data.append([run.name, len(keys), accuracy, kappa, *cells])
+    table.footnotes.append("Human labels are the reference; transcripts without a human pass/fail are left out.")
+    return table

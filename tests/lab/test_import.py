@@ -1,0 +1,82 @@
+"""``skillbench import``: the fixture imports into a run folder the rest of skillbench reads unchanged;
+bad records are named (file, line, field) and skipped; rule checks run only where the data allows."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from skillbench.benchmark import load_benchmark
+from skillbench.cli import main
+from skillbench.lab.importer import applicable_checks, parse_record
+from skillbench.report import load_results
+
+FIXTURE = Path(__file__).resolve().parents[1] / "support" / "import_fixture"
+
+
+def _import(tmp_path: Path, *files: Path) -> tuple[int, Path]:
+    run = tmp_path / "run"
+    code = main(["import", *map(str, files), "--out", str(run), "--store", str(tmp_path / "store")])
+    return code, run
+
+
+def test_fixture_imports_and_reports_like_any_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, run = _import(tmp_path, FIXTURE / "conversations.jsonl", FIXTURE / "generic.json")
+    assert code == 0 and "imported 56 conversation(s) (56 with a human pass/fail)" in capsys.readouterr().out
+    frame = load_results(run)
+    assert len(frame) == 56 and set(frame["judge"]) == {"human"}
+    assert main(["report", str(run), "--formats", "md,html", "--draws", "50", "--quiet"]) == 0
+    assert "Table 1" in (run / "report" / "report.md").read_text()
+    assert "the meter itself shows" in (run / "report" / "report.html").read_text()
+    assert main(["rescore", str(run), "pass_rule=lenient", "--formats", "md", "--draws", "20", "--quiet"]) == 0
+
+
+def test_malformed_records_are_named_and_the_rest_import(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = (FIXTURE / "conversations.jsonl").read_text().splitlines()[:4]
+    bad = json.loads(lines[1])
+    bad["messages"][1]["role"] = "customer"
+    unanswered = json.loads(lines[2])
+    unanswered["messages"] = [m for m in unanswered["messages"] if m["role"] != "tool"]
+    label = json.loads(lines[3])
+    label["metadata"]["labels"]["dimensions"]["politeness"] = 4
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text("\n".join([lines[0], json.dumps(bad), "{not json", json.dumps(unanswered), json.dumps(label), lines[0]]) + "\n")
+    code, run = _import(tmp_path, mixed)
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"{mixed}:2: messages[1].role: must be system, user, assistant or tool, not 'customer'" in err
+    assert f"{mixed}:3: line: invalid JSON" in err
+    assert f"{mixed}:4: messages: tool call(s)" in err
+    assert f"{mixed}:5: metadata.labels.dimensions: unknown dimension(s) ['politeness']" in err
+    assert f"{mixed}:6: metadata.id: 'nw-000' already imported from {mixed}:1" in err
+    assert len(load_results(run)) == 1
+
+
+def test_rule_checks_run_only_where_the_data_allows() -> None:
+    benchmark = load_benchmark("starter")
+    record = json.loads((FIXTURE / "conversations.jsonl").read_text().splitlines()[0])
+    with_tools = {c.name for c in applicable_checks(parse_record(record, "r1", "x", benchmark))}
+    assert with_tools == {"termination_reached", "no_unrecovered_out_of_toolkit_call"}
+    del record["metadata"]["tools"]
+    bare = parse_record(record, "r1", "x", benchmark)
+    assert {c.name for c in applicable_checks(bare)} == {"termination_reached"}
+    assert "required_tools_invoked" in bare.context.not_applicable
+
+
+def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    small = tmp_path / "small.jsonl"
+    small.write_text("\n".join((FIXTURE / "conversations.jsonl").read_text().splitlines()[:10]) + "\n")
+    code, run = _import(tmp_path, small)
+    assert code == 0
+    args = ["judges", "validate", "judge=sim_strict", f"store.root={tmp_path / 'store'}", "--run", str(run), "--out", str(tmp_path / "lab")]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "Agreement with human labels" in out and "not real judges" in out
+    rows = json.loads((tmp_path / "lab" / "lab.json").read_text())["tables"][0]["rows"]
+    assert {r[0] for r in rows} == {"sim_strict", "rule checks"} and all(r[1] == 10 for r in rows)
+    assert main(args) == 0 and "model calls this run: 0." in capsys.readouterr().out
+    shutil.rmtree(run)
+    assert main(args) == 2  # the folder is gone: one clear error
