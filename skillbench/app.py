@@ -18,8 +18,6 @@ from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.config import RunConfig, validate_config
 from skillbench.config.schema import LlmMock
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
-from skillbench.engine.job import run_job
-from skillbench.engine.names import check_registered_names
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE
 from skillbench.store import write_json_atomic
 
@@ -64,6 +62,10 @@ def check_credentials(cfg: RunConfig) -> None:
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
 def main(cfg: DictConfig) -> float | None:
+    # Imported here, not at the top: `--help` and refused configs never load the engine (MCP SDK...).
+    from skillbench.engine.job import run_job
+    from skillbench.engine.names import check_registered_names
+
     hydra_cfg = HydraConfig.get()
     job_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN

@@ -30,6 +30,7 @@ from skillbench.engine.summary import summarize
 from skillbench.evaluation import judge_transcript, run_rule_checks, verdict_key
 from skillbench.evaluation.records import Verdict
 from skillbench.models.client import ClientPool, ModelClient
+from skillbench.models.lazy import LazyClient
 from skillbench.prompts import AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, render_judge_prompt
 from skillbench.prompts.tool_result import TOOL_RESULT_PROMPT_VERSION
 from skillbench.rollout.orchestrator import RolloutParams, run_rollout
@@ -76,14 +77,15 @@ def make_context(cfg: RunConfig, benchmark: Benchmark, *, total: int) -> JobCont
         rollout_params=RolloutParams(
             benchmark=benchmark,
             clients=pool,
-            agent=pool.client(cfg.agent),
-            user=pool.client(cfg.user_sim),
+            # Built at the first model call: a fully cached job never imports litellm.
+            agent=LazyClient(pool, cfg.agent),  # type: ignore[arg-type]
+            user=LazyClient(pool, cfg.user_sim),  # type: ignore[arg-type]
             stop_marker=cfg.user_sim.stop_marker,
             mock=cfg.mock,
             max_turns=cfg.run.max_turns,
             seed=cfg.run.seed,
         ),
-        judge=pool.client(cfg.judge),
+        judge=LazyClient(pool, cfg.judge),  # type: ignore[arg-type]
         progress=Progress(total=total),
     )
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.report import stats
+from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED
 from skillbench.report.frame import job_labels, jobs_frame
 from skillbench.report.jobs import Job, ReportError
 from skillbench.report.model import (
@@ -33,8 +34,6 @@ from skillbench.report.model import (
     RubricRow,
 )
 
-DEFAULT_DRAWS = 2000
-DEFAULT_SEED = 0
 DEFAULT_LEVEL = 0.95
 _TIE = 1e-12
 

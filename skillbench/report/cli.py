@@ -10,11 +10,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from skillbench.report.build import DEFAULT_DRAWS, DEFAULT_SEED, build_report
-from skillbench.report.diff import diff_markdown, diff_runs
-from skillbench.report.jobs import ReportError, load_jobs
-from skillbench.report.rescore import compare, own_rules, rescore_jobs, resolve_rules, slug, write_jobs
-from skillbench.report.write import FORMATS, default_out, make_report, markdown, write_report
+from skillbench.core.errors import SkillbenchError
+from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED, FORMATS
+from skillbench.report.jobs import ReportError
+
+# The commands import their machinery (pandas, scipy, matplotlib, Hydra's compose) after parsing, so
+# `--help` and argument errors answer at once.
 
 RESCORED_JOBS_DIR = "jobs"
 
@@ -68,6 +69,8 @@ def report_main(argv: list[str]) -> int:
     parser.add_argument("dirs", nargs="+", type=Path, help="job folders, sweep folders or folders of sweeps")
     _report_options(parser)
     args = parser.parse_args(argv)
+    from skillbench.report.write import make_report, markdown
+
     start = time.perf_counter()
     report, written = make_report(
         args.dirs,
@@ -124,6 +127,11 @@ def rescore_main(argv: list[str]) -> int:
     )
     _report_options(parser)
     args = parser.parse_intermixed_args(argv)  # overrides may follow --recheck
+    from skillbench.report.build import build_report
+    from skillbench.report.jobs import load_jobs
+    from skillbench.report.rescore import compare, own_rules, rescore_jobs, resolve_rules, slug, write_jobs
+    from skillbench.report.write import default_out, markdown, write_report
+
     start = time.perf_counter()
     dirs, overrides = _split(args.items)
     jobs = load_jobs(list(dirs))
@@ -187,6 +195,9 @@ def diff_main(argv: list[str]) -> int:
         "--exit-code", action="store_true", help="exit 1 when anything differs (like git diff --exit-code)"
     )
     args = parser.parse_args(argv)
+    from skillbench.report.diff import diff_markdown, diff_runs
+    from skillbench.report.rescore import slug
+
     diff = diff_runs(args.a, args.b)
     print(diff_markdown(diff, max_flips=args.max_flips))
     target = args.json or Path(f"diff_{slug(args.a.resolve().name)}__{slug(args.b.resolve().name)}.json")
@@ -198,8 +209,6 @@ def diff_main(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m skillbench.report [report|rescore|diff] ...`` (report is the default)."""
-    from skillbench.core.errors import SkillbenchError
-
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = {"report": report_main, "rescore": rescore_main, "diff": diff_main}
     command = commands.get(argv[0]) if argv else None

@@ -1,14 +1,18 @@
 """One self-contained HTML page: tables, plots (base64), and every transcript behind every cell.
 
-No external resource is referenced (inline CSS, data: images, no scripts), so the file opens
-offline and can be mailed or archived as is.
+No external resource is referenced (inline CSS, data: images, inline script), so the file opens
+offline and can be mailed or archived as is. Transcripts are embedded gzip-compressed, one chunk per
+agent, and decoded by the browser only when one is opened: at the paper's scale (17 × 500 rollouts)
+the page stays a few MB and opens at once.
 """
 
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from html import escape
 from pathlib import Path
@@ -44,6 +48,18 @@ article.transcript:target,div.cell:target{outline:3px solid #4a7bd0}
 .call{font-family:monospace;font-size:.8rem;background:#fff8e6;padding:.2rem .5rem;margin:.15rem 0;border-left:3px solid #e0a800}
 .err{border-left:3px solid #c00} .who{font-weight:600;margin-right:.4rem}
 .expl{white-space:pre-wrap;font-size:.85rem}
+"""
+
+# Opens the transcript named by the URL's #tr-... fragment: finds its agent's chunk, gunzips it with the
+# browser's DecompressionStream (decoded chunks are kept), and shows the article in #transcript-view.
+TRANSCRIPT_JS = """
+(()=>{const idx=JSON.parse(document.getElementById('tr-index').textContent),cache={};
+async function chunk(n){if(!cache[n]){const b=Uint8Array.from(atob(document.getElementById('tr-chunk-'+n).textContent),c=>c.charCodeAt(0));
+cache[n]=new Response(new Blob([b]).stream().pipeThrough(new DecompressionStream('gzip'))).json();}return cache[n];}
+async function show(){const id=decodeURIComponent(location.hash.slice(1));if(!(id in idx))return;
+const view=document.getElementById('transcript-view');view.innerHTML=(await chunk(idx[id]))[id];
+const el=document.getElementById(id);if(el)el.scrollIntoView();}
+window.addEventListener('hashchange',show);show();})();
 """
 
 
@@ -230,6 +246,40 @@ def _transcript(unit_id: str, agent: str, rows: list[ResultRow], finder: Transcr
     return "".join(body)
 
 
+def _transcript_section(units: dict[str, tuple[str, Path, list[ResultRow]]], finder: TranscriptFinder) -> str:
+    """Every transcript, compressed per agent; shown one at a time when a link to it is followed."""
+    chunks: dict[str, dict[str, str]] = {}
+    for unit_id, (agent, job, rows) in units.items():
+        chunks.setdefault(agent, {})[unit_id] = _transcript(unit_id, agent, rows, finder, job)
+    index: dict[str, int] = {}
+    blobs = []
+    for number, (agent, articles) in enumerate(chunks.items()):
+        index.update(dict.fromkeys(articles, number))
+        # mtime=0: equal reports give byte-identical pages.
+        data = gzip.compress(json.dumps(articles, ensure_ascii=False).encode("utf-8"), compresslevel=6, mtime=0)
+        blobs.append(
+            f'<script type="application/gzip" id="tr-chunk-{number}" data-agent="{escape(agent)}">'
+            f"{base64.b64encode(data).decode()}</script>"
+        )
+    index_json = json.dumps(index).replace("</", "<\\/")
+    return (
+        '<section id="transcripts"><h2>Transcripts</h2>'
+        f'<p class="foot">{len(index)} transcript(s); follow a "transcript" link in the cells above to open one '
+        "(needs JavaScript).</p>"
+        '<div id="transcript-view"></div>'
+        f'<script type="application/json" id="tr-index">{index_json}</script>{"".join(blobs)}'
+        f"<script>{TRANSCRIPT_JS}</script></section>"
+    )
+
+
+def decode_transcripts(page: str) -> dict[str, str]:
+    """The transcript articles embedded in a page, by id (for tests and tools; the browser does the same)."""
+    articles: dict[str, str] = {}
+    for blob in re.findall(r'<script type="application/gzip" id="tr-chunk-\d+"[^>]*>([^<]*)</script>', page):
+        articles.update(json.loads(gzip.decompress(base64.b64decode(blob))))
+    return articles
+
+
 def render_html(
     report: Report,
     frame: pd.DataFrame,
@@ -313,11 +363,7 @@ def render_html(
     parts.append("</section>")
 
     if transcripts:
-        finder = TranscriptFinder(jobs)
-        parts.append('<section id="transcripts"><h2>Transcripts</h2>')
-        for unit_id, (agent, job, rows) in units.items():
-            parts.append(_transcript(unit_id, agent, rows, finder, job))
-        parts.append("</section>")
+        parts.append(_transcript_section(units, TranscriptFinder(jobs)))
 
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'

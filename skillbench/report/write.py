@@ -12,13 +12,12 @@ from pathlib import Path
 import pandas as pd
 
 from skillbench.report.build import DEFAULT_DRAWS, DEFAULT_SEED, ReportContext, build_report
+from skillbench.report.defaults import FORMATS
 from skillbench.report.html import render_html
 from skillbench.report.jobs import Job, ReportError, load_jobs
 from skillbench.report.model import Report
 from skillbench.report.plots import render_plots
 from skillbench.report.tables import Table, all_tables, looks_numeric, markdown_table
-
-FORMATS: tuple[str, ...] = ("md", "csv", "tex", "json", "png", "html")
 
 
 def markdown(report: Report, tables: Iterable[Table] | None = None) -> str:

@@ -9,12 +9,33 @@ import json
 import os
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
+
+# Durable writes (fsync: milliseconds each) run here, off the event loop, so no conversation waits on
+# the disk. A pool of its own, so slow disks never starve the default executor litellm uses.
+_WRITER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="skillbench-store-writer")
+
+
+def _write_durable(path: Path, data: bytes) -> None:
+    """Temp file in the same folder → fsync → rename: ``path`` is absent or whole, even after a kill."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 class ArtifactStore:
@@ -44,18 +65,22 @@ class ArtifactStore:
             return None  # written by an incompatible version: produce it again
 
     def put(self, kind: str, key: str, artifact: BaseModel) -> Path:
+        """Blocking write, for code outside an event loop (``put_async`` inside one)."""
         path = self.path(kind, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key}.", suffix=".tmp")
+        _write_durable(path, artifact.model_dump_json().encode("utf-8"))
+        return path
+
+    async def put_async(self, kind: str, key: str, artifact: BaseModel) -> Path:
+        """The same durable write as ``put``, done on the writer thread while the loop runs on."""
+        path = self.path(kind, key)
+        data = artifact.model_dump_json().encode("utf-8")  # serialised here: the artifact may be mutated later
+        future = _WRITER.submit(_write_durable, path, data)
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(artifact.model_dump_json().encode("utf-8"))
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+            await asyncio.shield(asyncio.wrap_future(future))
+        except asyncio.CancelledError:
+            # Finish the write before the caller's lock is released, so no other producer starts on
+            # this key while the file is still being written (rare: blocks the loop only on cancel).
+            future.result()
             raise
         return path
 
@@ -96,7 +121,8 @@ class ArtifactStore:
                 return found, True
             artifact = await produce()
             if keep(artifact):
-                self.put(kind, key, artifact)
+                # Still under the lock: another process sees the key only once the file is whole.
+                await self.put_async(kind, key, artifact)
             return artifact, False
 
 

@@ -17,6 +17,7 @@ import pytest
 from skillbench.cli import main as skillbench_main
 from skillbench.report import Report, make_report
 from skillbench.report.cli import main as report_module_main
+from skillbench.report.html import decode_transcripts
 from skillbench.report.write import latex_escape
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -92,10 +93,15 @@ def test_html_is_self_contained_and_links_cells_to_transcripts(written) -> None:
     assert all(f'id="{target}"' in page for target in cell_links)
     transcript_links = set(re.findall(r'href="#(tr-[0-9a-f]+)"', page))
     assert len(transcript_links) == 3 * 24
-    assert all(f'id="{target}"' in page for target in transcript_links)
-    assert "Hello, I need help with happy_path_000." in page  # from the stored rollout
-    assert "identity.verify_customer" in page and "required_tools_invoked" in page
-    assert "synthetic explanation" in page and "unparseable reply" in page
+    # Transcripts are embedded compressed (one chunk per agent), decoded only when opened.
+    articles = decode_transcripts(page)
+    assert set(articles) == transcript_links
+    assert all(f'id="{target}"' in articles[target] for target in transcript_links)
+    assert "Hello, I need help with happy_path_000." not in page  # not inflated into the page itself
+    text = "".join(articles.values())
+    assert "Hello, I need help with happy_path_000." in text  # from the stored rollout
+    assert "identity.verify_customer" in text and "required_tools_invoked" in text
+    assert "synthetic explanation" in text and "unparseable reply" in text
 
 
 def test_missing_transcripts_are_reported_not_fatal(grid: Path, tmp_path: Path) -> None:
@@ -106,7 +112,7 @@ def test_missing_transcripts_are_reported_not_fatal(grid: Path, tmp_path: Path) 
         data["store"]["root"] = str(tmp_path / "nowhere")
         config.write_text(json.dumps(data))
     _, files = make_report(copy, formats=["html"], draws=10)
-    assert "not found in the artifact store" in files["html"].read_text()
+    assert "not found in the artifact store" in "".join(decode_transcripts(files["html"].read_text()).values())
 
 
 def test_cli_prints_markdown_and_writes_default_folder(
@@ -166,14 +172,19 @@ def test_html_renders_in_headless_chromium(written, tmp_path: Path) -> None:
     ]
     url = files["html"].resolve().as_uri()
     env = {**os.environ, "HOME": str(tmp_path)}
+    page = files["html"].read_text()
+    first = next(k for k, v in decode_transcripts(page).items() if "Hello, I need help with happy_path_000." in v)
+    # The fragment opens one transcript: the page gunzips its agent's chunk in the browser.
     dom = subprocess.run(
-        [*flags, "--dump-dom", url], capture_output=True, text=True, timeout=120, env=env, check=False
-    )
+        [*flags, "--virtual-time-budget=10000", "--dump-dom", f"{url}#{first}"],
+        capture_output=True, text=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
     assert dom.returncode == 0, dom.stderr[-2000:]
     html = dom.stdout
     assert "<table>" in html and "Table 1 — pass rate (%) per agent × judge" in html
     assert html.count('<img alt="') == 3 and "data:image/png;base64," in html
     assert "Hello, I need help with happy_path_000." in html and "synthetic explanation" in html
+    assert html.count('<article class="transcript"') == 1  # only the opened one is in the DOM
     shot = tmp_path / "shot.png"
     result = subprocess.run(
         [*flags, f"--screenshot={shot}", "--window-size=1280,2000", url],

@@ -15,6 +15,7 @@ import pytest
 
 from skillbench.engine.results import SUMMARY_FILE, JobSummary
 from skillbench.report import Report, diff_runs, load_jobs
+from skillbench.report.html import decode_transcripts
 from skillbench.report.rescore import rescore_jobs, resolve_rules
 
 pytestmark = pytest.mark.skipif(
@@ -39,7 +40,7 @@ def test_report_of_a_real_sim_grid(tmp_path: Path) -> None:
         summary = JobSummary.model_validate_json((job / SUMMARY_FILE).read_text())
         cell = report.cell(summary.agent, summary.judge)
         assert (cell.scored, cell.passed) == (summary.scored, summary.passed)
-    html = (sweep / "report" / "report.html").read_text()
+    html = "".join(decode_transcripts((sweep / "report" / "report.html").read_text()).values())
     assert "not found in the artifact store" not in html and 'class="msg user"' in html
     # The engine's verdicts are exactly the pass rule applied to the stored checks and scores.
     jobs = load_jobs([sweep])

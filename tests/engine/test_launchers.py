@@ -1,0 +1,62 @@
+"""The grid beyond one process: submitit launchers (local end to end; the SLURM preset composed).
+
+The sweep test runs four engine jobs in parallel processes through hydra-submitit-launcher (the same
+code path a SLURM array uses, without a cluster) and checks they share one artifact store: every
+rollout is made once, exactly as many agent calls as a sequential (basic launcher) sweep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("hydra_plugins.hydra_submitit_launcher", reason="needs the skillbench[slurm] extra")
+
+SWEEP = ["agent=sim_careful,sim_sloppy", "judge=sim_balanced,sim_strict", "benchmark=smoke", "benchmark.limit=3"]
+
+
+def _sweep(cwd: Path, *extra: str) -> list[dict]:
+    cwd.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "skillbench", *SWEEP, "hydra.sweep.dir=sweep", f"store.root={cwd / 'store'}", *extra, "-m"],
+        cwd=cwd, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    return [json.loads(p.read_text()) for p in sorted((cwd / "sweep").glob("*_sim_*/summary.json"))]
+
+
+@pytest.mark.skipif(
+    os.environ.get("SKILLBENCH_INTEGRATION") != "1", reason="eight engine jobs (~1-3 min): set SKILLBENCH_INTEGRATION=1"
+)
+def test_submitit_local_sweep_shares_one_store_and_writes_the_report(tmp_path: Path) -> None:
+    parallel = _sweep(tmp_path / "submitit", "hydra/launcher=local")
+    basic = _sweep(tmp_path / "basic")
+    assert len(parallel) == len(basic) == 4
+    calls = sum(s["usage"]["agent"]["calls"] for s in parallel)
+    # Each agent's 3 rollouts are made by one job; the other judge's job reuses them (cache hits).
+    assert calls == sum(s["usage"]["agent"]["calls"] for s in basic) > 0
+    for agent in ("sim_careful", "sim_sloppy"):
+        mine = [s for s in parallel if s["agent"] == agent]
+        assert sum(s["usage"]["agent"]["cache_hits"] for s in mine) > 0
+    rollouts = list((tmp_path / "submitit" / "store" / "rollouts").rglob("*.json"))
+    assert len(rollouts) == len(list((tmp_path / "basic" / "store" / "rollouts").rglob("*.json"))) == 6
+    assert [(s["agent"], s["judge"], s["passed"]) for s in parallel] == [(s["agent"], s["judge"], s["passed"]) for s in basic]
+    report = json.loads((tmp_path / "submitit" / "sweep" / "report" / "report.json").read_text())
+    assert report["counts"]["jobs_finished"] == 4
+
+
+def test_slurm_preset_composes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hydra import compose, initialize_config_module
+
+    monkeypatch.setenv("SKILLBENCH_SLURM_PARTITION", "cpu_short")
+    with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
+        cfg = compose("config", overrides=["hydra/launcher=slurm", "experiment=paper_grid"], return_hydra_config=True)
+    launcher = cfg.hydra.launcher
+    assert launcher._target_.endswith("SlurmLauncher")
+    assert (launcher.partition, launcher.cpus_per_task, launcher.timeout_min) == ("cpu_short", 4, 240)
+    assert len(cfg.hydra.sweeper.params.agent.split(",")) * len(cfg.hydra.sweeper.params.judge.split(",")) == 85
