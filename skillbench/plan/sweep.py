@@ -75,8 +75,10 @@ def _swap_groups(loader: Any, base: DictConfig, base_job: list[str], job: list[s
             return None  # a package directive or a defaults list: only Hydra composes that exactly
         if cfg is None:
             cfg = copy.deepcopy(base)
+        primary = loader.repository.load_config(str(base.hydra.job.config_name))
+        node = OmegaConf.merge(primary.config.get(key) or {}, option.config) if primary else option.config
         with open_dict(cfg):
-            cfg[key] = copy.deepcopy(option.config)
+            cfg[key] = node  # the primary config's base for the group (it comes first), then the option
             cfg.hydra.runtime.choices[key] = value
     return cfg if cfg is not None else base
 

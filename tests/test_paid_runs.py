@@ -1,0 +1,76 @@
+"""Paid runs as a user meets them: preflight over the whole sweep, dry run, budget, honest exits (subprocesses)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.openai_stub import conversation_script, stub_server
+
+REPO = Path(__file__).resolve().parents[1]
+KEYS = ("OPENAI_API_KEY", "GEMINI_API_KEY", "SKILLBENCH_QWEN3_5_9B_API_KEY", "SKILLBENCH_GEMMA4_API_KEY")
+
+
+def run(tmp_path: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in KEYS}
+    env |= {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HYDRA_FULL_ERROR": "0", "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-m", "skillbench", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def dead_url() -> str:
+    with socket.socket() as sock:  # a port nobody listens on once closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def files(tmp_path: Path) -> list[Path]:
+    return [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
+def test_preflight_lists_missing_key_and_dead_endpoint_for_the_whole_sweep(tmp_path: Path) -> None:
+    # The sweep's second judge is the one with the dead server: it must be found before job 1 runs.
+    result = run(tmp_path, "agent=gpt5", "judge=sim_balanced,gemma4", f"judge.api_base={dead_url()}", "-m")
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("skillbench: ")]
+    assert any("OPENAI_API_KEY is not set" in line and "agent gpt5" in line for line in lines), result.stderr
+    assert any("does not answer" in line and "judge gemma4" in line for line in lines), result.stderr
+    assert "Traceback" not in result.stderr
+    assert not files(tmp_path)
+
+
+def test_preflight_checks_the_served_model_name_and_passes_a_live_server(tmp_path: Path) -> None:
+    with stub_server(conversation_script, models=("some/other-model",)) as wrong:
+        result = run(tmp_path, "agent=qwen3_5_9b", f"agent.api_base={wrong.base_url}", "benchmark.limit=1")
+    assert result.returncode == 2
+    assert "serves some/other-model, not 'Qwen/Qwen3.5-9B'" in result.stderr
+    assert not files(tmp_path)
+    with stub_server(conversation_script, models=("Qwen/Qwen3.5-9B",)) as live:
+        result = run(tmp_path, "agent=qwen3_5_9b", f"agent.api_base={live.base_url}", "benchmark.limit=1",
+                     "run.max_infra_error_share=1.0")
+    assert "preflight passed" in result.stderr, result.stderr[-2000:]
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert list(tmp_path.glob("outputs/runs/*/summary.json"))
+
+
+def test_preflight_opt_out_goes_straight_to_the_job(tmp_path: Path) -> None:
+    result = run(tmp_path, "agent=gpt5", "run.preflight=false", "benchmark.limit=1")
+    assert result.returncode == 2
+    assert "checking" not in result.stderr
+    assert "needs the environment variable OPENAI_API_KEY" in result.stderr  # the job's own check still holds
+
+
+def test_dry_run_needs_no_keys_or_servers_and_writes_nothing(tmp_path: Path) -> None:
+    result = run(tmp_path, "agent=gpt5,qwen3_5_9b", "judge=gpt5,gemma4", "run.dry_run=true", "-m")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "job   4 of 4" in out and "total: 4 job(s)" in out
+    assert "gpt-5 " in out and "$" in out and "GPU-h" not in out.split("total:")[0].split("gpt-5 ")[0]
+    assert "reuses conversations of an earlier job" in out  # the second judge of an agent
+    assert "assumptions:" in out
+    assert not files(tmp_path)
