@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -14,8 +15,8 @@ REPO = Path(__file__).resolve().parents[1]
 KEYS = ("OPENAI_API_KEY", "GEMINI_API_KEY", "SKILLBENCH_QWEN3_5_9B_API_KEY", "SKILLBENCH_GEMMA4_API_KEY")
 
 
-def run(tmp_path: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in KEYS}
+def run(tmp_path: Path, *args: str, timeout: float = 600, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in KEYS} | extra
     env |= {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HYDRA_FULL_ERROR": "0", "PYTHONPATH": str(REPO)}
     return subprocess.run(
         [sys.executable, "-m", "skillbench", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout
@@ -74,3 +75,27 @@ def test_dry_run_needs_no_keys_or_servers_and_writes_nothing(tmp_path: Path) -> 
     assert "reuses conversations of an earlier job" in out  # the second judge of an agent
     assert "assumptions:" in out
     assert not files(tmp_path)
+
+
+def _rows(job: Path) -> int:
+    return len((job / "results.jsonl").read_text().splitlines())
+
+
+def test_budget_stops_cleanly_keeps_rows_and_a_rerun_continues(tmp_path: Path) -> None:
+    # gpt-5 through a local stub: litellm bills it at gpt-5's listed price, so a tiny budget runs out.
+    with stub_server(conversation_script, models=("gpt-5",)) as live:
+        common = ("agent=gpt5", f"agent.api_base={live.base_url}", "benchmark.limit=4", "run.scenario_concurrency=1",
+                  "hydra.run.dir=outputs/job")
+        first = run(tmp_path, *common, "run.budget_usd=0.0001", OPENAI_API_KEY="sk-fake-local")
+        assert first.returncode == 3, first.stderr[-2000:]
+        job = tmp_path / "outputs" / "job"
+        assert "budget reached" in first.stderr and "run.budget_usd" in first.stderr and "Traceback" not in first.stderr
+        assert (job / "stopped.json").exists() and not (job / "summary.json").exists()
+        assert 1 <= _rows(job) < 4
+        kept = _rows(job)
+        calls_before = len(live.requests)
+        second = run(tmp_path, *common, "run.budget_usd=10", OPENAI_API_KEY="sk-fake-local")
+        assert second.returncode == 0, second.stderr[-2000:]
+        summary = json.loads((job / "summary.json").read_text())
+        assert summary["scenarios"] == 4 and summary["usage"]["agent"]["cache_hits"] >= kept
+        assert len(live.requests) > calls_before

@@ -25,6 +25,7 @@ log = logging.getLogger("skillbench.plan")
 
 # The sweep size, for "job k of N" in each job's progress (inherited by launcher workers).
 SWEEP_JOBS_ENV = "SKILLBENCH_SWEEP_JOBS"
+SWEEP_STARTED_ENV = "SKILLBENCH_SWEEP_STARTED"  # epoch seconds, for the sweep's ETA
 
 
 def _say(message: str) -> None:
@@ -49,7 +50,21 @@ class PlanCallback(Callback):
         self._check(config)
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        self._sweep_dir = OmegaConf.select(config, "hydra.sweep.dir")  # resolved now, as the launcher will
         self._check(config)
+        os.environ[SWEEP_STARTED_ENV] = str(time.time())
+
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        """Listed before the report callback, so (end hooks run in reverse) this runs after the report."""
+        from skillbench.plan.outcome import sweep_outcome
+
+        sweep_dir = Path(str(getattr(self, "_sweep_dir", None) or config.hydra.sweep.dir))
+        if not sweep_dir.is_dir():
+            return
+        line, failed = sweep_outcome(sweep_dir, float(OmegaConf.select(config, "run.max_infra_error_share", default=0.5)))
+        _say(f"skillbench: {line}")
+        if failed:
+            sys.exit(1)
 
     def _check(self, master: DictConfig) -> None:
         dry_run = bool(OmegaConf.select(master, "run.dry_run", default=False))

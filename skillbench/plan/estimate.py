@@ -75,15 +75,16 @@ class RunEstimate(BaseModel):
 
 
 def token_prices(model: ModelConfig) -> tuple[float, float] | None:
-    """Dollars per prompt and per completion token; self-hosted and simulated models cost $0."""
-    if model.simulated or model.api_base is not None:
+    """Dollars per prompt and per completion token from litellm's price map (as the client bills them);
+    a self-hosted model the map does not know costs $0 per token; None: unknown price."""
+    if model.simulated:
         return 0.0, 0.0
     cost_map = get_litellm().model_cost
     for name in (model.model, model.model.split("/", 1)[-1]):
         info = cost_map.get(name)
         if info:
             return float(info.get("input_cost_per_token") or 0.0), float(info.get("output_cost_per_token") or 0.0)
-    return None
+    return (0.0, 0.0) if model.api_base is not None else None
 
 
 def _summaries(outputs: Path) -> list[dict[str, Any]]:
