@@ -85,6 +85,8 @@ def main(cfg: DictConfig) -> float | None:
         _remove_hydra_leftovers(job_dir, multirun)
         print(f"skillbench: {exc}", file=sys.stderr)
         sys.exit(2)
+    for stale in (INTERRUPTED_FILE, STOPPED_FILE):  # a rerun into the same folder starts unmarked
+        (job_dir / stale).unlink(missing_ok=True)
     label = _sweep_label(hydra_cfg) if multirun else ""
     if run_cfg.run.budget_usd is not None and multirun:  # the budget is the sweep's: what earlier jobs spent counts
         left = max(0.0, run_cfg.run.budget_usd - sweep_spent_usd(job_dir.parent, exclude=job_dir))

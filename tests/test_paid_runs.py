@@ -99,3 +99,38 @@ def test_budget_stops_cleanly_keeps_rows_and_a_rerun_continues(tmp_path: Path) -
         summary = json.loads((job / "summary.json").read_text())
         assert summary["scenarios"] == 4 and summary["usage"]["agent"]["cache_hits"] >= kept
         assert len(live.requests) > calls_before
+
+
+def test_dead_endpoint_job_exits_non_zero_without_preflight(tmp_path: Path) -> None:
+    result = run(tmp_path, "agent=qwen3_5_9b", f"agent.api_base={dead_url()}", "run.preflight=false",
+                 "benchmark.limit=1", "run.infra_retries=0", "agent.max_retries=0", "hydra.run.dir=outputs/job")
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert "job failed: 1 of 1 conversations hit infrastructure errors" in result.stderr
+    assert (tmp_path / "outputs" / "job" / "summary.json").exists()  # the record stays; the exit is honest
+
+
+def test_ctrl_c_keeps_rows_marks_the_job_and_a_rerun_resumes(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k not in KEYS}
+    env |= {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HYDRA_FULL_ERROR": "0", "PYTHONPATH": str(REPO)}
+    with stub_server(conversation_script, models=("Qwen/Qwen3.5-9B",), latency_s=0.05) as live:
+        args = [sys.executable, "-m", "skillbench", "agent=qwen3_5_9b", f"agent.api_base={live.base_url}",
+                "benchmark.limit=8", "run.scenario_concurrency=1", "hydra.run.dir=outputs/job"]
+        job = tmp_path / "outputs" / "job"
+        proc = subprocess.Popen(args, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not ((job / "results.jsonl").exists() and _rows(job) >= 1):
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 130, stderr[-2000:]
+        assert "Traceback" not in stderr and "interrupted" in stderr and "python -m skillbench" in stderr
+        assert (job / "interrupted.json").exists() and not (job / "summary.json").exists()
+        kept = json.loads((job / "interrupted.json").read_text())["rows_kept"]
+        assert kept >= 1
+        again = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        assert again.returncode == 0, again.stderr[-2000:]
+        summary = json.loads((job / "summary.json").read_text())
+        assert summary["usage"]["agent"]["cache_hits"] >= kept  # finished conversations were not redone
