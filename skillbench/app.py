@@ -25,10 +25,12 @@ from skillbench.engine.names import check_registered_names
 from skillbench.engine.progress import BudgetReached
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
 from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV
+from skillbench.plan.hydra_errors import install as install_hydra_errors
 from skillbench.plan.outcome import INTERRUPTED_FILE, STOPPED_FILE, job_failure, sweep_spent_usd
 from skillbench.store import write_json_atomic
 
 log = logging.getLogger("skillbench")
+install_hydra_errors()  # unknown option/key, bad override syntax: one line, exit 2
 
 # Files Hydra writes into a folder before the job starts; removing only these never touches user data.
 _HYDRA_FILES = (".hydra/config.yaml", ".hydra/hydra.yaml", ".hydra/overrides.yaml", "skillbench.log")

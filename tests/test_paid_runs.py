@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.openai_stub import conversation_script, stub_server
 
 REPO = Path(__file__).resolve().parents[1]
@@ -134,3 +136,25 @@ def test_ctrl_c_keeps_rows_marks_the_job_and_a_rerun_resumes(tmp_path: Path) -> 
         assert again.returncode == 0, again.stderr[-2000:]
         summary = json.loads((job / "summary.json").read_text())
         assert summary["usage"]["agent"]["cache_hits"] >= kept  # finished conversations were not redone
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ("agent=gpt-5", "unknown agent 'gpt-5': did you mean gpt5"),
+        ("pass_rule.min_workflow_adherance=3", "did you mean min_workflow_adherence?"),
+        ("benchmark.paths=[happy", "bad override syntax"),
+    ],
+)
+def test_hydra_level_typos_are_one_line_exit_2_no_folder(tmp_path: Path, override: str, expected: str) -> None:
+    for args in ([override], [override, "-m"]):
+        result = run(tmp_path, *args)
+        assert result.returncode == 2, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("skillbench: ") and expected in lines[0], result.stderr
+        assert not files(tmp_path)
+
+
+def test_optional_model_fields_need_no_plus(tmp_path: Path) -> None:
+    result = run(tmp_path, "agent.timeout_s=30", "judge.api_base=http://127.0.0.1:9/v1", "run.dry_run=true")
+    assert result.returncode == 0, result.stderr
