@@ -34,6 +34,17 @@ def missing_keys(cfg: RunConfig) -> list[tuple[str, ModelConfig]]:
     ]
 
 
+def litellm_missing_keys(model: ModelConfig) -> list[str]:
+    """For a hosted model with no ``api_key_env``: the variables litellm itself reads for that provider."""
+    from skillbench.models.litellm_setup import get_litellm
+
+    try:
+        found = get_litellm().validate_environment(model=model.model)
+    except Exception:  # an unknown provider: litellm will say so at the first call
+        return []
+    return list(found.get("missing_keys") or [])
+
+
 def served_name(model: str) -> str:
     """The name an OpenAI-compatible server lists for a litellm model string."""
     for prefix in _ROUTING_PREFIXES:
@@ -96,6 +107,10 @@ def preflight_problems(jobs: list[PlannedJob], *, probe_timeout_s: float = 3.0, 
             continue
         for role, model in missing_keys(job.cfg):
             keys[str(model.api_key_env)].add(f"{role} {model.name}")
+        for role, model in model_roles(job.cfg):
+            if not model.simulated and model.api_base is None and not model.api_key_env:
+                for env in litellm_missing_keys(model):
+                    keys[env].add(f"{role} {model.name}")
         for role, model in model_roles(job.cfg):
             if not model.simulated and model.api_base is not None:
                 endpoints[model.api_base][model.model].add(f"{role} {model.name}")
