@@ -158,3 +158,9 @@ def test_hydra_level_typos_are_one_line_exit_2_no_folder(tmp_path: Path, overrid
 def test_optional_model_fields_need_no_plus(tmp_path: Path) -> None:
     result = run(tmp_path, "agent.timeout_s=30", "judge.api_base=http://127.0.0.1:9/v1", "run.dry_run=true")
     assert result.returncode == 0, result.stderr
+
+
+def test_supply_chain_check_passes_on_this_environment() -> None:
+    result = subprocess.run([sys.executable, str(REPO / ".ci" / "check_supply_chain.py")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert (REPO / "requirements.lock").read_text().count("--hash=sha256:") > 100
