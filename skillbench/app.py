@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shlex
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -18,10 +20,15 @@ from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.config import RunConfig, validate_config
 from skillbench.config.schema import LlmMock
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
-from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE
+from skillbench.engine.progress import BudgetReached
+from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
+from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV
+from skillbench.plan.hydra_errors import install as install_hydra_errors
+from skillbench.plan.outcome import INTERRUPTED_FILE, STOPPED_FILE, job_failure, sweep_spent_usd
 from skillbench.store import write_json_atomic
 
 log = logging.getLogger("skillbench")
+install_hydra_errors()  # unknown option/key, bad override syntax: one line, exit 2
 
 # Files Hydra writes into a folder before the job starts; removing only these never touches user data.
 _HYDRA_FILES = (".hydra/config.yaml", ".hydra/hydra.yaml", ".hydra/overrides.yaml", "skillbench.log")
@@ -82,13 +89,66 @@ def main(cfg: DictConfig) -> float | None:
         _remove_hydra_leftovers(job_dir, multirun)
         print(f"skillbench: {exc}", file=sys.stderr)
         sys.exit(2)
+    for stale in (INTERRUPTED_FILE, STOPPED_FILE):  # a rerun into the same folder starts unmarked
+        (job_dir / stale).unlink(missing_ok=True)
+    label = _sweep_label(hydra_cfg) if multirun else ""
+    if run_cfg.run.budget_usd is not None and multirun:  # the budget is the sweep's: what earlier jobs spent counts
+        left = max(0.0, run_cfg.run.budget_usd - sweep_spent_usd(job_dir.parent, exclude=job_dir))
+        run_cfg = run_cfg.model_copy(update={"run": run_cfg.run.model_copy(update={"budget_usd": left})})
     try:
-        summary = run_job(run_cfg, job_dir)
+        summary = run_job(run_cfg, job_dir, label)
+    except KeyboardInterrupt:
+        _stopped(job_dir, INTERRUPTED_FILE, {"reason": "interrupted"}, "interrupted", 130)
+    except BudgetReached as exc:
+        _stopped(job_dir, STOPPED_FILE, {"reason": "budget", "spent_usd": exc.spent_usd, "budget_usd": exc.budget_usd,
+                                         "done": exc.done, "total": exc.total}, str(exc), 3, budget=True)
     except SkillbenchError as exc:
         return _job_failed(job_dir, exc, multirun, user_error=True)
     except Exception as exc:  # a crash in one job must not stop the sweep or its report
         return _job_failed(job_dir, exc, multirun, user_error=False)
+    _report_outcome(summary, run_cfg, job_dir, multirun)
     return summary.pass_rate
+
+
+def _sweep_label(hydra_cfg: DictConfig) -> str:
+    """'job 3 of 85 (sweep ETA 2h10m): ' from the sweep size and start the plan callback recorded."""
+    num, total = int(hydra_cfg.job.num), os.environ.get(SWEEP_JOBS_ENV)
+    if not total:
+        return f"job {num + 1}: "
+    eta = ""
+    started = float(os.environ.get(SWEEP_STARTED_ENV, "0") or 0)
+    if num and started:
+        left = (time.time() - started) / num * (int(total) - num)
+        eta = f" (sweep ETA {left / 60:.0f} min)"
+    return f"job {num + 1} of {total}{eta}: "
+
+
+def resume_command() -> str:
+    """The command that was run; rerunning it redoes only unfinished work (the store keeps the rest)."""
+    return "python -m skillbench " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
+
+
+def _stopped(job_dir: Path, marker: str, record: dict, message: str, code: int, *, budget: bool = False) -> None:
+    """A run stopped on purpose: finished rows stay in results.jsonl, a marker says why, exit ``code``."""
+    rows = sum(1 for _ in (job_dir / "results.jsonl").open()) if (job_dir / "results.jsonl").exists() else 0
+    write_json_atomic(job_dir / marker, {**record, "rows_kept": rows})
+    more = " with a higher run.budget_usd" if budget else ""
+    print(
+        f"skillbench: {message}; {rows} finished row(s) kept in {job_dir}. Continue (finished work is reused, "
+        f"not redone) by rerunning{more}: {resume_command()}",
+        file=sys.stderr, flush=True,
+    )
+    sys.exit(code)
+
+
+def _report_outcome(summary: JobSummary, cfg: RunConfig, job_dir: Path, multirun: bool) -> None:
+    """A job that scored nothing or is mostly infrastructure errors is a failure, not a result."""
+    failure = job_failure(summary.model_dump(mode="json"), cfg.run.max_infra_error_share)
+    cost = f", ${summary.cost_usd:.4f}" if summary.cost_usd else ""
+    log.info("%s (%d model calls%s). Report: skillbench report %s", job_dir, summary.llm_calls, cost, job_dir)
+    if failure and not multirun:  # a sweep goes on; its end says which jobs failed and exits non-zero
+        print(f"skillbench: job failed: {failure}", file=sys.stderr)
+        sys.exit(1)
 
 
 def _job_failed(job_dir: Path, exc: BaseException, multirun: bool, *, user_error: bool) -> None:

@@ -42,6 +42,9 @@ class ModelConfig(Strict):
     timeout_s: float = Field(120.0, gt=0, description="Per-request timeout in seconds.")
     max_retries: int = Field(3, ge=0, description="Retries with backoff on rate limits and transient errors.")
     prompt_template: str = Field("v1", description="Version of the prompt template this role renders.")
+    gpu_usd_per_hour: float | None = Field(
+        None, ge=0, description="Self-hosted only: what the server's GPUs cost per hour, for the cost estimate."
+    )
 
 
 class AgentConfig(ModelConfig):
@@ -202,6 +205,17 @@ class RunSettings(Strict):
     scenario_concurrency: int = Field(16, ge=1, description="Conversations in flight at once in one job.")
     infra_retries: int = Field(2, ge=0, description="Re-runs of a rollout that hit an infrastructure error.")
     progress_interval_s: float = Field(10.0, gt=0, description="Seconds between progress lines in the log.")
+    preflight: bool = Field(
+        True, description="Before the first job: check every job's keys, endpoints and benchmark; false skips it."
+    )
+    probe_timeout_s: float = Field(3.0, gt=0, description="Preflight: seconds to wait for a self-hosted endpoint.")
+    dry_run: bool = Field(False, description="Print the plan (jobs, calls, tokens, dollars) and exit; call nothing.")
+    budget_usd: float | None = Field(
+        None, ge=0, description="Stop starting conversations once a job or sweep has spent this many dollars."
+    )
+    max_infra_error_share: float = Field(
+        0.5, ge=0, le=1, description="A job whose share of infrastructure errors exceeds this fails the run."
+    )
 
 
 class StoreConfig(Strict):

@@ -51,6 +51,11 @@ def _known_field_hint(err: Any, mock_model: Any) -> str | None:
     return None
 
 
+def _first_line(exc: OmegaConfBaseException) -> str:
+    """OmegaConf appends full_key/object_type lines; the message promised is one line."""
+    return str(getattr(exc, "msg", None) or exc).strip().splitlines()[0]
+
+
 def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, str | None] | None = None) -> RunConfig:
     """Resolve ``cfg`` and check every key and value; raise :class:`ConfigError` naming file, field and fix."""
     choices = dict(choices or {})
@@ -60,7 +65,7 @@ def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, s
         key = getattr(exc, "full_key", None) or "?"
         group = str(key).split(".")[0]
         raise ConfigError(
-            f"config error in {config_file(group, choices)} at '{key}': {exc.msg if hasattr(exc, 'msg') else exc}. "
+            f"config error in {config_file(group, choices)} at '{key}': {_first_line(exc)}. "
             f"Fix: set it on the command line, e.g. {key}=<value>, or in that file."
         ) from None
     assert isinstance(data, dict)

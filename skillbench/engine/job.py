@@ -17,7 +17,7 @@ from skillbench.benchmark.selection import select_scenarios
 from skillbench.config.schema import RunConfig
 from skillbench.core.errors import InfrastructureError, ModelOutputError
 from skillbench.core.records import Rollout, RuleCheck, Usage
-from skillbench.engine.progress import Progress
+from skillbench.engine.progress import BudgetReached, Progress
 from skillbench.engine.results import (
     CONFIG_FILE,
     RESULTS_FILE,
@@ -67,7 +67,9 @@ class JobContext:
     progress: Progress
 
 
-def make_context(cfg: RunConfig, benchmark: Benchmark, *, total: int) -> JobContext:
+def make_context(
+    cfg: RunConfig, benchmark: Benchmark, *, total: int, budget_usd: float | None = None, label: str = ""
+) -> JobContext:
     """Clients, store and rollout parameters of one job (also used by the judge lab to obtain rollouts)."""
     pool = ClientPool(seed=cfg.run.seed)
     return JobContext(
@@ -86,7 +88,7 @@ def make_context(cfg: RunConfig, benchmark: Benchmark, *, total: int) -> JobCont
             seed=cfg.run.seed,
         ),
         judge=LazyClient(pool, cfg.judge),  # type: ignore[arg-type]
-        progress=Progress(total=total),
+        progress=Progress(total=total, budget_usd=budget_usd, label=label),
     )
 
 
@@ -188,7 +190,7 @@ async def _evaluate(ctx: JobContext, scenario: Scenario) -> ResultRow:
     return row
 
 
-async def run_job_async(cfg: RunConfig, job_dir: Path) -> JobSummary:
+async def run_job_async(cfg: RunConfig, job_dir: Path, label: str = "") -> JobSummary:
     """Run every selected scenario; rows are appended as they finish, the summary is written last."""
     started_at = datetime.now(UTC)
     started = time.perf_counter()
@@ -196,7 +198,7 @@ async def run_job_async(cfg: RunConfig, job_dir: Path) -> JobSummary:
     scenarios = select_scenarios(benchmark, cfg.benchmark)
     job_dir.mkdir(parents=True, exist_ok=True)
     write_json_atomic(job_dir / CONFIG_FILE, cfg.model_dump(mode="json"))
-    ctx = make_context(cfg, benchmark, total=len(scenarios))
+    ctx = make_context(cfg, benchmark, total=len(scenarios), budget_usd=cfg.run.budget_usd, label=label)
     log.info(
         "job: agent=%s judge=%s user_sim=%s mock=%s pass_rule=%s benchmark=%s (%d scenarios)%s",
         cfg.agent.name, cfg.judge.name, cfg.user_sim.name, cfg.mock.name, cfg.pass_rule.name, cfg.benchmark.name,
@@ -208,6 +210,8 @@ async def run_job_async(cfg: RunConfig, job_dir: Path) -> JobSummary:
 
     async def one(scenario: Scenario, sink: TextIO) -> None:
         async with limit:
+            if ctx.progress.over_budget():  # not started: a rerun with a higher budget does it
+                return
             row = await evaluate_scenario(ctx, scenario)
         rows[scenario.id] = row
         # One whole line per write, flushed: a kill leaves only complete rows behind.
@@ -222,11 +226,14 @@ async def run_job_async(cfg: RunConfig, job_dir: Path) -> JobSummary:
         reporter.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reporter
-    ordered = [rows[scenario.id] for scenario in scenarios]
+    ordered = [rows[scenario.id] for scenario in scenarios if scenario.id in rows]
     # Rewrite once in benchmark order (atomic), so equal runs give equal files.
     tmp = results_path.with_suffix(".jsonl.tmp")
     tmp.write_text("".join(row.model_dump_json() + "\n" for row in ordered), encoding="utf-8")
     tmp.replace(results_path)
+    if len(ordered) < len(scenarios):  # only the budget skips scenarios; no summary for an unfinished job
+        assert cfg.run.budget_usd is not None
+        raise BudgetReached(ctx.progress.cost_usd, cfg.run.budget_usd, len(ordered), len(scenarios))
     summary = summarize(
         ordered, cfg, started=started_at, wall_time_s=time.perf_counter() - started, benchmark_version=benchmark.version
     )
@@ -249,5 +256,5 @@ async def run_job_async(cfg: RunConfig, job_dir: Path) -> JobSummary:
     return summary
 
 
-def run_job(cfg: RunConfig, job_dir: Path) -> JobSummary:
-    return asyncio.run(run_job_async(cfg, job_dir))
+def run_job(cfg: RunConfig, job_dir: Path, label: str = "") -> JobSummary:
+    return asyncio.run(run_job_async(cfg, job_dir, label))

@@ -18,7 +18,9 @@ def options(group: str) -> list[str]:
 
 @pytest.mark.parametrize(("group", "option"), [(g, o) for g in GROUPS for o in options(g)])
 def test_every_option_composes(group: str, option: str) -> None:
-    cfg = compose_config(f"{group}={option}")
+    # `custom` is the template for a model without a file: its model string is required.
+    extra = [f"{group}.model=anthropic/claude-haiku-4-5"] if option == "custom" else []
+    cfg = compose_config(f"{group}={option}", *extra)
     if group == "experiment":
         assert cfg.experiment == option
     else:  # an option's name is its file name: folders, labels and reports rely on it

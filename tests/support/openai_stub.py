@@ -129,9 +129,10 @@ class _Server(ThreadingHTTPServer):
 
 class StubServer:
     def __init__(self, script: Script, fail_first: int = 0, fail_status: int = 503, latency_s: float = 0.0,
-                 port: int = 0, faults: FaultPlan | None = None) -> None:
+                 port: int = 0, faults: FaultPlan | None = None, models: tuple[str, ...] = ("stub",)) -> None:
         self.script = script
         self.faults = faults
+        self.models = models  # what GET /v1/models lists (skillbench's preflight checks the served name)
         self.latency_s = latency_s
         self.fail_first = fail_first
         self.fail_status = fail_status
@@ -145,6 +146,14 @@ class StubServer:
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
+
+            def do_GET(self) -> None:
+                payload = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in stub.models]})
+                self.send_response(200 if self.path.rstrip("/").endswith("/models") else 404)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload.encode())
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))

@@ -1,0 +1,130 @@
+"""Hydra callback: before the first job of a run or sweep, compose every job, preflight it and estimate it.
+
+Chosen over a check inside the task function because Hydra calls ``on_multirun_start`` once, in the
+parent process, with the sweep's config and before the sweeper creates any folder; a refusal here
+leaves nothing behind whatever the launcher (joblib workers never start).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig, OmegaConf
+
+from skillbench.core.errors import SkillbenchError
+from skillbench.plan.preflight import preflight_problems
+from skillbench.plan.sweep import PlannedJob, compose_jobs, plan_jobs
+
+log = logging.getLogger("skillbench.plan")
+
+# The sweep size, for "job k of N" in each job's progress (inherited by launcher workers).
+SWEEP_JOBS_ENV = "SKILLBENCH_SWEEP_JOBS"
+SWEEP_STARTED_ENV = "SKILLBENCH_SWEEP_STARTED"  # epoch seconds, for the sweep's ETA
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _refuse(problems: list[str]) -> None:
+    for problem in problems:
+        _say(f"skillbench: {problem}")
+    if len(problems) > 1:
+        _say(f"skillbench: {len(problems)} problems; nothing was run. (run.preflight=false skips these checks.)")
+    sys.exit(2)
+
+
+class PlanCallback(Callback):
+    """``on_run_start``/``on_multirun_start``: preflight (``run.preflight``) and dry run (``run.dry_run``)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.options = kwargs
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        self._check(config)
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        self._sweep_dir = OmegaConf.select(config, "hydra.sweep.dir")  # resolved now, as the launcher will
+        self._check(config)
+        os.environ[SWEEP_STARTED_ENV] = str(time.time())
+
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        """Listed before the report callback, so (end hooks run in reverse) this runs after the report."""
+        from skillbench.plan.outcome import sweep_outcome
+
+        sweep_dir = Path(str(getattr(self, "_sweep_dir", None) or config.hydra.sweep.dir))
+        if not sweep_dir.is_dir():
+            return
+        line, failed = sweep_outcome(sweep_dir, float(OmegaConf.select(config, "run.max_infra_error_share", default=0.5)))
+        _say(f"skillbench: {line}")
+        if failed:
+            sys.exit(1)
+
+    def _check(self, master: DictConfig) -> None:
+        dry_run = bool(OmegaConf.select(master, "run.dry_run", default=False))
+        preflight = bool(OmegaConf.select(master, "run.preflight", default=True))
+        if not (dry_run or preflight):
+            return
+        started = time.perf_counter()
+        try:
+            composed = compose_jobs(master)
+        except SkillbenchError as exc:
+            _refuse([str(exc)])
+        except Exception as exc:  # a sweep Hydra cannot expand: Hydra's own launch will report it
+            log.debug("could not compose the sweep up front: %s", exc)
+            return
+        multirun = len(composed) > 1 or "MULTIRUN" in str(OmegaConf.select(master, "hydra.mode"))
+        real = any(not _simulated(cfg) for _, cfg in composed)
+        if (multirun or real) and sys.stderr.isatty():  # said at once to a person; logs stay one line per problem
+            _say(f"skillbench: checking {len(composed)} job(s) before the first call"
+                 f"{' (dry run)' if dry_run else ''}...")
+        jobs = plan_jobs(composed)
+        os.environ[SWEEP_JOBS_ENV] = str(len(jobs))
+        if dry_run:
+            self._dry_run(jobs, master)
+        problems = preflight_problems(
+            jobs, probe_timeout_s=float(OmegaConf.select(master, "run.probe_timeout_s", default=3.0)),
+        )
+        if problems:
+            _refuse(problems)
+        if real:
+            self._announce(jobs, master, time.perf_counter() - started)
+
+    @staticmethod
+    def _outputs(master: DictConfig) -> Path:
+        root = OmegaConf.select(master, "store.root", default="outputs/store")
+        return Path(str(root)).parent
+
+    def _dry_run(self, jobs: list[PlannedJob], master: DictConfig) -> None:
+        from skillbench.plan.estimate import estimate_run, format_estimate
+
+        problems = [job.problem for job in jobs if job.problem]
+        if problems:  # a dry run still refuses what no run could do; keys and servers are not needed
+            _refuse(sorted(set(problems)))
+        print(format_estimate(estimate_run(jobs, self._outputs(master))), flush=True)
+        _say("skillbench: dry run: nothing was called and no folder was written.")
+        sys.exit(0)
+
+    def _announce(self, jobs: list[PlannedJob], master: DictConfig, checked_s: float) -> None:
+        """The estimate's total, printed before any paid call."""
+        from skillbench.plan.estimate import estimate_run
+
+        estimate = estimate_run(jobs, self._outputs(master))
+        budget = OmegaConf.select(master, "run.budget_usd", default=None)
+        _say(
+            f"skillbench: preflight passed in {checked_s:.1f} s: {len(jobs)} job(s), about {estimate.calls:,} model "
+            f"calls, about ${estimate.cost_usd:,.2f}"
+            + (f" (budget ${float(budget):,.2f})" if budget is not None else " (no budget: set run.budget_usd)")
+            + ". Details: add run.dry_run=true."
+        )
+
+
+def _simulated(cfg: DictConfig) -> bool:
+    roles = [OmegaConf.select(cfg, f"{role}.simulated", default=False) for role in ("agent", "judge", "user_sim")]
+    return all(bool(r) for r in roles) and OmegaConf.select(cfg, "mock.response_mode", default="stateful") != "llm"

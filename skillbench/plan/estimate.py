@@ -1,0 +1,240 @@
+"""Size and cost of a run before it starts: conversations, calls per role, tokens, dollars per model.
+
+Calls that a sweep shares are counted once: every judge of an agent reuses that agent's conversations
+(same rollout settings), and every pass rule of a judge reuses its verdicts. Conversations already in
+the store are not subtracted, so the estimate is an upper bound for a rerun.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from skillbench.config.schema import LlmMock, ModelConfig, RunConfig
+from skillbench.models.litellm_setup import get_litellm
+from skillbench.plan.sweep import PlannedJob
+from skillbench.store import content_hash, result_settings
+
+
+class RoleProfile(BaseModel):
+    """What one conversation costs one role, on average."""
+
+    calls: float = Field(description="Calls per conversation.")
+    prompt_tokens: float = Field(description="Prompt tokens per call.")
+    completion_tokens: float = Field(description="Completion tokens per call.")
+    latency_s: float = Field(description="Seconds per call.")
+    source: str = Field(description="'assumed', or how many stored jobs it was measured from.")
+
+
+# Used when no stored run of the benchmark has measured the role: a tool-using support conversation of
+# ~6 agent turns with ~2 tool calls each, a short caller, one judge read of the whole transcript.
+DEFAULT_PROFILES: dict[str, RoleProfile] = {
+    "agent": RoleProfile(calls=12, prompt_tokens=4000, completion_tokens=150, latency_s=2.0, source="assumed"),
+    "user": RoleProfile(calls=5, prompt_tokens=1500, completion_tokens=60, latency_s=1.0, source="assumed"),
+    "judge": RoleProfile(calls=1, prompt_tokens=6000, completion_tokens=400, latency_s=8.0, source="assumed"),
+    "mock": RoleProfile(calls=6, prompt_tokens=1200, completion_tokens=150, latency_s=1.5, source="assumed"),
+}
+
+
+class ModelLine(BaseModel):
+    """One model's share of the run."""
+
+    model: str
+    roles: list[str]
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None = Field(description="None when litellm's price map does not know the model.")
+    self_hosted: bool
+    gpu_hours: float = Field(0.0, description="Busy server hours (calls x seconds per call / concurrency).")
+
+
+class JobEstimate(BaseModel):
+    overrides: list[str]
+    label: str
+    conversations: int
+    new_conversations: int = Field(description="Conversations this job generates (not reused from an earlier job).")
+    calls: dict[str, int]
+    cost_usd: float
+
+
+class RunEstimate(BaseModel):
+    jobs: list[JobEstimate]
+    models: list[ModelLine]
+    profiles: dict[str, RoleProfile]
+    cost_usd: float
+    unpriced: list[str]
+
+    @property
+    def calls(self) -> int:
+        return sum(line.calls for line in self.models)
+
+
+def token_prices(model: ModelConfig) -> tuple[float, float] | None:
+    """Dollars per prompt and per completion token from litellm's price map (as the client bills them);
+    a self-hosted model the map does not know costs $0 per token; None: unknown price."""
+    if model.simulated:
+        return 0.0, 0.0
+    cost_map = get_litellm().model_cost
+    for name in (model.model, model.model.split("/", 1)[-1]):
+        info = cost_map.get(name)
+        if info:
+            return float(info.get("input_cost_per_token") or 0.0), float(info.get("output_cost_per_token") or 0.0)
+    return (0.0, 0.0) if model.api_base is not None else None
+
+
+def _summaries(outputs: Path) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for pattern in ("runs/*/summary.json", "multirun/*/*/summary.json"):
+        for path in outputs.glob(pattern):
+            try:
+                found.append(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError):
+                continue  # a half-written or foreign file: calibration just uses the others
+    return found
+
+
+def calibrate(outputs: Path, benchmark: str) -> dict[str, RoleProfile]:
+    """Per role, the averages measured by stored jobs of the same benchmark with real models."""
+    totals: dict[str, list[float]] = defaultdict(lambda: [0.0] * 7)  # conversations, calls, p, c, latency, jobs, billed
+    for summary in _summaries(outputs):
+        if summary.get("benchmark") != benchmark or not summary.get("scenarios"):
+            continue
+        for role, usage in (summary.get("usage") or {}).items():
+            real = not summary.get({"agent": "simulated_agent", "judge": "simulated_judge"}.get(role, ""), False)
+            if not real or not usage.get("calls") or not usage.get("prompt_tokens"):
+                continue
+            t = totals[role]
+            t[0] += summary["scenarios"]
+            t[1] += usage["calls"] + usage.get("cache_hits", 0)
+            t[2] += usage["prompt_tokens"]
+            t[3] += usage["completion_tokens"]
+            t[4] += usage.get("latency_s", 0.0)
+            t[5] += 1
+            t[6] += usage["calls"]
+    profiles = dict(DEFAULT_PROFILES)
+    for role, (conversations, calls, prompt, completion, latency, jobs, billed) in totals.items():
+        # Calls per conversation count cache hits (a fresh run makes them); tokens are per billed call.
+        profiles[role] = RoleProfile(
+            calls=calls / conversations, prompt_tokens=prompt / billed, completion_tokens=completion / billed,
+            latency_s=latency / billed if latency else DEFAULT_PROFILES.get(role, DEFAULT_PROFILES["agent"]).latency_s,
+            source=f"measured from {int(jobs)} stored job(s)",
+        )
+    return profiles
+
+
+def _role_models(cfg: RunConfig) -> dict[str, ModelConfig]:
+    roles: dict[str, ModelConfig] = {"agent": cfg.agent, "user": cfg.user_sim, "judge": cfg.judge}
+    if isinstance(cfg.mock, LlmMock):
+        roles["mock"] = cfg.mock.llm
+    return roles
+
+
+def estimate_run(jobs: list[PlannedJob], outputs: Path = Path("outputs")) -> RunEstimate:
+    """The run's calls, tokens and dollars per model; calibrated from ``outputs`` when it has stored jobs."""
+    ready = [job for job in jobs if job.cfg is not None]
+    profiles = calibrate(outputs, ready[0].cfg.benchmark.name) if ready else dict(DEFAULT_PROFILES)  # type: ignore[union-attr]
+    lines: dict[tuple[str, str | None], dict[str, Any]] = {}
+    seen_rollouts: set[str] = set()
+    seen_verdicts: set[str] = set()
+    estimates: list[JobEstimate] = []
+    unpriced: set[str] = set()
+    for job in ready:
+        cfg = job.cfg
+        assert cfg is not None
+        settings = result_settings(cfg)
+        selection = settings["benchmark"]
+        rollouts = content_hash({k: settings[k] for k in ("agent", "user_sim", "mock", "run")} | {"b": selection})
+        verdicts = content_hash({"r": rollouts, "judge": settings["judge"]})
+        new_rollouts, new_verdicts = rollouts not in seen_rollouts, verdicts not in seen_verdicts
+        seen_rollouts.add(rollouts)
+        seen_verdicts.add(verdicts)
+        calls: dict[str, int] = {}
+        job_cost = 0.0
+        for role, model in _role_models(cfg).items():
+            fresh = new_verdicts if role == "judge" else new_rollouts
+            profile = profiles[role]
+            per_conversation = profile.calls * (cfg.judge.samples if role == "judge" else 1)
+            n = round(per_conversation * job.scenarios) if fresh else 0
+            calls[role] = n
+            line = lines.setdefault(
+                (model.model, model.api_base),
+                {"model": model, "roles": set(), "calls": 0, "p": 0.0, "c": 0.0, "busy_s": 0.0},
+            )
+            line["roles"].add(role)
+            line["calls"] += n
+            line["p"] += n * profile.prompt_tokens
+            line["c"] += n * profile.completion_tokens
+            line["busy_s"] += n * profile.latency_s / max(1, min(model.concurrency, cfg.run.scenario_concurrency))
+            prices = token_prices(model)
+            if prices is None:
+                unpriced.add(model.model)
+            else:
+                job_cost += n * (profile.prompt_tokens * prices[0] + profile.completion_tokens * prices[1])
+        estimates.append(JobEstimate(
+            overrides=job.overrides, label=f"agent={cfg.agent.name} judge={cfg.judge.name}",
+            conversations=job.scenarios, new_conversations=job.scenarios if new_rollouts else 0,
+            calls=calls, cost_usd=job_cost,
+        ))
+    models: list[ModelLine] = []
+    for line in lines.values():
+        model: ModelConfig = line["model"]
+        prices = token_prices(model)
+        gpu_hours = line["busy_s"] / 3600 if model.api_base is not None else 0.0
+        cost = None if prices is None else line["p"] * prices[0] + line["c"] * prices[1]
+        if cost is not None and model.gpu_usd_per_hour:
+            cost += gpu_hours * model.gpu_usd_per_hour
+        models.append(ModelLine(
+            model=model.model, roles=sorted(line["roles"]), calls=line["calls"], prompt_tokens=round(line["p"]),
+            completion_tokens=round(line["c"]), cost_usd=cost, self_hosted=model.api_base is not None,
+            gpu_hours=gpu_hours,
+        ))
+    models.sort(key=lambda m: -(m.cost_usd or 0.0))
+    return RunEstimate(
+        jobs=estimates, models=models, profiles=profiles,
+        cost_usd=sum(m.cost_usd or 0.0 for m in models), unpriced=sorted(unpriced),
+    )
+
+
+def _n(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+def format_estimate(estimate: RunEstimate, *, jobs_listed: bool = True) -> str:
+    """The plan as text: one line per job, a table per model, the total and the assumptions."""
+    out: list[str] = []
+    total = len(estimate.jobs)
+    if jobs_listed:
+        for i, job in enumerate(estimate.jobs, 1):
+            calls = " ".join(f"{role}={n:,}" for role, n in job.calls.items())
+            shared = "" if job.new_conversations else " (reuses conversations of an earlier job)"
+            out.append(f"job {i:>3} of {total}: {job.label}: {job.conversations:,} conversations, calls {calls}, "
+                       f"${job.cost_usd:,.2f}{shared}")
+    out.append("")
+    out.append(f"{'model':<46} {'roles':<18} {'calls':>10} {'prompt tok':>14} {'compl. tok':>12} {'dollars':>22}")
+    for m in estimate.models:
+        if m.cost_usd is None:
+            dollars = "unknown"
+        elif m.self_hosted:
+            dollars = f"${m.cost_usd:,.2f}" + (f" ({m.gpu_hours:,.1f} GPU-h)" if m.gpu_hours else "")
+        else:
+            dollars = f"${m.cost_usd:,.2f}"
+        out.append(f"{m.model[:46]:<46} {','.join(m.roles):<18} {_n(m.calls):>10} {_n(m.prompt_tokens):>14} "
+                   f"{_n(m.completion_tokens):>12} {dollars:>22}")
+    conversations = sum(job.new_conversations for job in estimate.jobs)
+    out.append(f"total: {total} job(s), {conversations:,} new conversations, {estimate.calls:,} model calls, "
+               f"${estimate.cost_usd:,.2f}" + (f" + unpriced models {', '.join(estimate.unpriced)}" if estimate.unpriced else ""))
+    out.append("assumptions: prices from litellm's bundled price map; self-hosted models $0 per token "
+               "(plus GPU-hours x gpu_usd_per_hour when a model sets it); conversations already stored are not "
+               "subtracted (upper bound); judges of one agent share its conversations.")
+    used = {role for line in estimate.models for role in line.roles}
+    for role, p in estimate.profiles.items():
+        if role not in used:
+            continue
+        out.append(f"  {role}: {p.calls:.1f} calls/conversation, {p.prompt_tokens:,.0f} prompt + "
+                   f"{p.completion_tokens:,.0f} completion tokens/call, {p.latency_s:.1f} s/call ({p.source})")
+    return "\n".join(out)

@@ -1,0 +1,141 @@
+"""Preflight: every key set, every self-hosted endpoint answering with the right model, for all jobs at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from skillbench.config.schema import LlmMock, ModelConfig, RunConfig
+from skillbench.plan.sweep import PlannedJob
+
+# litellm prefixes that route to an OpenAI-compatible server; the server knows the model without them.
+_ROUTING_PREFIXES = ("hosted_vllm/", "openai/", "vllm/", "text-completion-openai/", "custom_openai/")
+
+
+def model_roles(cfg: RunConfig) -> list[tuple[str, ModelConfig]]:
+    """Every model a job calls, with the role that calls it."""
+    roles: list[tuple[str, ModelConfig]] = [("agent", cfg.agent), ("judge", cfg.judge), ("user_sim", cfg.user_sim)]
+    if isinstance(cfg.mock, LlmMock):
+        roles.append(("mock.llm", cfg.mock.llm))
+    return roles
+
+
+def missing_keys(cfg: RunConfig) -> list[tuple[str, ModelConfig]]:
+    """The hosted models of a job whose key variable is unset (self-hosted servers may need no key)."""
+    return [
+        (role, model)
+        for role, model in model_roles(cfg)
+        if not model.simulated and model.api_base is None and model.api_key_env and not os.environ.get(model.api_key_env)
+    ]
+
+
+def litellm_missing_keys(model: ModelConfig) -> list[str]:
+    """For a hosted model with no ``api_key_env``: the variables litellm itself reads for that provider."""
+    from skillbench.models.litellm_setup import get_litellm
+
+    try:
+        found = get_litellm().validate_environment(model=model.model)
+    except Exception:  # an unknown provider: litellm will say so at the first call
+        return []
+    return list(found.get("missing_keys") or [])
+
+
+def served_name(model: str) -> str:
+    """The name an OpenAI-compatible server lists for a litellm model string."""
+    for prefix in _ROUTING_PREFIXES:
+        if model.startswith(prefix):
+            return model[len(prefix) :]
+    return model
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    api_base: str
+    api_key_env: str | None
+
+
+def probe(endpoint: Endpoint, timeout_s: float) -> list[str] | str:
+    """``GET {api_base}/models``: the served model names, or what is wrong."""
+    url = endpoint.api_base.rstrip("/") + "/models"
+    request = urllib.request.Request(url, headers={"accept": "application/json"})
+    key = os.environ.get(endpoint.api_key_env) if endpoint.api_key_env else None
+    if key:
+        request.add_header("authorization", f"Bearer {key}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+            body = json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        hint = f" (is {endpoint.api_key_env} right?)" if exc.code in {401, 403} and endpoint.api_key_env else ""
+        return f"answers GET /models with HTTP {exc.code}{hint}"
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        return f"does not answer ({getattr(exc, 'reason', exc)})"
+    except ValueError:
+        return "answers GET /models with something that is not JSON"
+    return [str(item.get("id")) for item in body.get("data", []) if isinstance(item, dict)]
+
+
+def probe_endpoints(endpoints: list[Endpoint], timeout_s: float) -> dict[Endpoint, list[str] | str]:
+    """Probe all endpoints at once, so a sweep with many dead servers costs one timeout, not one each."""
+    if not endpoints:
+        return {}
+    with ThreadPoolExecutor(max_workers=min(16, len(endpoints))) as pool:
+        return dict(zip(endpoints, pool.map(lambda e: probe(e, timeout_s), endpoints), strict=True))
+
+
+def _users(names: set[str]) -> str:
+    listed = sorted(names)
+    return ", ".join(listed[:6]) + (f" and {len(listed) - 6} more" if len(listed) > 6 else "")
+
+
+def preflight_problems(jobs: list[PlannedJob], *, probe_timeout_s: float = 3.0, network: bool = True) -> list[str]:
+    """Every problem of every job, one line each, deduplicated across jobs (the same key, the same server)."""
+    problems: list[str] = []
+    for job in jobs:
+        if job.problem and job.problem not in problems:
+            problems.append(job.problem)
+    keys: dict[str, set[str]] = defaultdict(set)
+    # endpoint -> model string -> the roles that use it
+    endpoints: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    key_envs: dict[str, str | None] = {}  # one probe per server, with the first key configured for it
+    for job in jobs:
+        if job.cfg is None:
+            continue
+        for role, model in missing_keys(job.cfg):
+            keys[str(model.api_key_env)].add(f"{role} {model.name}")
+        for role, model in model_roles(job.cfg):
+            if not model.simulated and model.api_base is None and not model.api_key_env:
+                for env in litellm_missing_keys(model):
+                    keys[env].add(f"{role} {model.name}")
+        for role, model in model_roles(job.cfg):
+            if not model.simulated and model.api_base is not None:
+                endpoints[model.api_base][model.model].add(f"{role} {model.name}")
+                key_envs[model.api_base] = key_envs.get(model.api_base) or model.api_key_env
+    for env, users in sorted(keys.items()):
+        problems.append(
+            f"{env} is not set; needed by {_users(users)}. Fix: export {env}=<your key>, or drop those models from the run."
+        )
+    if not network:
+        return problems
+    probes = [Endpoint(base, key_envs[base]) for base in endpoints]
+    for endpoint, answer in probe_endpoints(probes, probe_timeout_s).items():
+        models = endpoints[endpoint.api_base]
+        if isinstance(answer, str):
+            users = set().union(*models.values())
+            problems.append(
+                f"endpoint {endpoint.api_base} {answer}; needed by {_users(users)}. Fix: start the server there, or "
+                f"point those models' api_base (agent.api_base=..., or their SKILLBENCH_*_API_BASE variable) at one."
+            )
+            continue
+        for model, users in sorted(models.items()):
+            if served_name(model) not in answer and model not in answer:
+                problems.append(
+                    f"endpoint {endpoint.api_base} serves {', '.join(answer) or 'no model'}, not "
+                    f"'{served_name(model)}' (needed by {_users(users)}). Fix: serve that model there, or point "
+                    f"its api_base at the server that does."
+                )
+    return problems

@@ -1,0 +1,166 @@
+"""Paid runs as a user meets them: preflight over the whole sweep, dry run, budget, honest exits (subprocesses)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.openai_stub import conversation_script, stub_server
+
+REPO = Path(__file__).resolve().parents[1]
+KEYS = ("OPENAI_API_KEY", "GEMINI_API_KEY", "SKILLBENCH_QWEN3_5_9B_API_KEY", "SKILLBENCH_GEMMA4_API_KEY")
+
+
+def run(tmp_path: Path, *args: str, timeout: float = 600, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in KEYS} | extra
+    env |= {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HYDRA_FULL_ERROR": "0", "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-m", "skillbench", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def dead_url() -> str:
+    with socket.socket() as sock:  # a port nobody listens on once closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def files(tmp_path: Path) -> list[Path]:
+    return [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
+def test_preflight_lists_missing_key_and_dead_endpoint_for_the_whole_sweep(tmp_path: Path) -> None:
+    # The sweep's second judge is the one with the dead server: it must be found before job 1 runs.
+    result = run(tmp_path, "agent=gpt5", "judge=sim_balanced,gemma4", f"judge.api_base={dead_url()}", "-m")
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("skillbench: ")]
+    assert any("OPENAI_API_KEY is not set" in line and "agent gpt5" in line for line in lines), result.stderr
+    assert any("does not answer" in line and "judge gemma4" in line for line in lines), result.stderr
+    assert "Traceback" not in result.stderr
+    assert not files(tmp_path)
+
+
+def test_preflight_checks_the_served_model_name_and_passes_a_live_server(tmp_path: Path) -> None:
+    with stub_server(conversation_script, models=("some/other-model",)) as wrong:
+        result = run(tmp_path, "agent=qwen3_5_9b", f"agent.api_base={wrong.base_url}", "benchmark.limit=1")
+    assert result.returncode == 2
+    assert "serves some/other-model, not 'Qwen/Qwen3.5-9B'" in result.stderr
+    assert not files(tmp_path)
+    with stub_server(conversation_script, models=("Qwen/Qwen3.5-9B",)) as live:
+        result = run(tmp_path, "agent=qwen3_5_9b", f"agent.api_base={live.base_url}", "benchmark.limit=1",
+                     "run.max_infra_error_share=1.0")
+    assert "preflight passed" in result.stderr, result.stderr[-2000:]
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert list(tmp_path.glob("outputs/runs/*/summary.json"))
+
+
+def test_preflight_opt_out_goes_straight_to_the_job(tmp_path: Path) -> None:
+    result = run(tmp_path, "agent=gpt5", "run.preflight=false", "benchmark.limit=1")
+    assert result.returncode == 2
+    assert "checking" not in result.stderr
+    assert "needs the environment variable OPENAI_API_KEY" in result.stderr  # the job's own check still holds
+
+
+def test_dry_run_needs_no_keys_or_servers_and_writes_nothing(tmp_path: Path) -> None:
+    result = run(tmp_path, "agent=gpt5,qwen3_5_9b", "judge=gpt5,gemma4", "run.dry_run=true", "-m")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "job   4 of 4" in out and "total: 4 job(s)" in out
+    assert "gpt-5 " in out and "$" in out and "GPU-h" not in out.split("total:")[0].split("gpt-5 ")[0]
+    assert "reuses conversations of an earlier job" in out  # the second judge of an agent
+    assert "assumptions:" in out
+    assert not files(tmp_path)
+
+
+def _rows(job: Path) -> int:
+    return len((job / "results.jsonl").read_text().splitlines())
+
+
+def test_budget_stops_cleanly_keeps_rows_and_a_rerun_continues(tmp_path: Path) -> None:
+    # gpt-5 through a local stub: litellm bills it at gpt-5's listed price, so a tiny budget runs out.
+    with stub_server(conversation_script, models=("gpt-5",)) as live:
+        common = ("agent=gpt5", f"agent.api_base={live.base_url}", "benchmark.limit=4", "run.scenario_concurrency=1",
+                  "hydra.run.dir=outputs/job")
+        first = run(tmp_path, *common, "run.budget_usd=0.0001", OPENAI_API_KEY="sk-fake-local")
+        assert first.returncode == 3, first.stderr[-2000:]
+        job = tmp_path / "outputs" / "job"
+        assert "budget reached" in first.stderr and "run.budget_usd" in first.stderr and "Traceback" not in first.stderr
+        assert (job / "stopped.json").exists() and not (job / "summary.json").exists()
+        assert 1 <= _rows(job) < 4
+        kept = _rows(job)
+        calls_before = len(live.requests)
+        second = run(tmp_path, *common, "run.budget_usd=10", OPENAI_API_KEY="sk-fake-local")
+        assert second.returncode == 0, second.stderr[-2000:]
+        summary = json.loads((job / "summary.json").read_text())
+        assert summary["scenarios"] == 4 and summary["usage"]["agent"]["cache_hits"] >= kept
+        assert len(live.requests) > calls_before
+
+
+def test_dead_endpoint_job_exits_non_zero_without_preflight(tmp_path: Path) -> None:
+    result = run(tmp_path, "agent=qwen3_5_9b", f"agent.api_base={dead_url()}", "run.preflight=false",
+                 "benchmark.limit=1", "run.infra_retries=0", "agent.max_retries=0", "hydra.run.dir=outputs/job")
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert "job failed: 1 of 1 conversations hit infrastructure errors" in result.stderr
+    assert (tmp_path / "outputs" / "job" / "summary.json").exists()  # the record stays; the exit is honest
+
+
+def test_ctrl_c_keeps_rows_marks_the_job_and_a_rerun_resumes(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k not in KEYS}
+    env |= {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HYDRA_FULL_ERROR": "0", "PYTHONPATH": str(REPO)}
+    with stub_server(conversation_script, models=("Qwen/Qwen3.5-9B",), latency_s=0.05) as live:
+        args = [sys.executable, "-m", "skillbench", "agent=qwen3_5_9b", f"agent.api_base={live.base_url}",
+                "benchmark.limit=8", "run.scenario_concurrency=1", "hydra.run.dir=outputs/job"]
+        job = tmp_path / "outputs" / "job"
+        proc = subprocess.Popen(args, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not ((job / "results.jsonl").exists() and _rows(job) >= 1):
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 130, stderr[-2000:]
+        assert "Traceback" not in stderr and "interrupted" in stderr and "python -m skillbench" in stderr
+        assert (job / "interrupted.json").exists() and not (job / "summary.json").exists()
+        kept = json.loads((job / "interrupted.json").read_text())["rows_kept"]
+        assert kept >= 1
+        again = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        assert again.returncode == 0, again.stderr[-2000:]
+        summary = json.loads((job / "summary.json").read_text())
+        assert summary["usage"]["agent"]["cache_hits"] >= kept  # finished conversations were not redone
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ("agent=gpt-5", "unknown agent 'gpt-5': did you mean gpt5"),
+        ("pass_rule.min_workflow_adherance=3", "did you mean min_workflow_adherence?"),
+        ("benchmark.paths=[happy", "bad override syntax"),
+    ],
+)
+def test_hydra_level_typos_are_one_line_exit_2_no_folder(tmp_path: Path, override: str, expected: str) -> None:
+    for args in ([override], [override, "-m"]):
+        result = run(tmp_path, *args)
+        assert result.returncode == 2, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("skillbench: ") and expected in lines[0], result.stderr
+        assert not files(tmp_path)
+
+
+def test_optional_model_fields_need_no_plus(tmp_path: Path) -> None:
+    result = run(tmp_path, "agent.timeout_s=30", "judge.api_base=http://127.0.0.1:9/v1", "run.dry_run=true")
+    assert result.returncode == 0, result.stderr
+
+
+def test_supply_chain_check_passes_on_this_environment() -> None:
+    result = subprocess.run([sys.executable, str(REPO / ".ci" / "check_supply_chain.py")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert (REPO / "requirements.lock").read_text().count("--hash=sha256:") > 100
