@@ -193,7 +193,8 @@ def _context(meta: Metadata, record_id: str, messages: list[Message], benchmark:
         scenario = Scenario(id=record_id, skill_id=skill.id, path="happy_path", title=first[:80] or record_id,
                             objective=first or "(not given)", persona=Persona(id="imported", label="imported"),
                             success_criteria=list(skill.success_criteria))
-        not_applicable += ["required_tools_invoked", "no_forbidden_tool_succeeded", "target_state_reached"]
+        not_applicable += ["required_tools_invoked", "no_forbidden_tool_succeeded", "target_state_reached",
+                           "outcome_matches_expected"]
     if meta.tools is None and meta.skill_id is None:
         not_applicable.append("no_unrecovered_out_of_toolkit_call")
     return ImportedContext(skill=skill, scenario=scenario, labels=meta.labels, not_applicable=not_applicable)

@@ -12,14 +12,15 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
 from skillbench.core.errors import SkillbenchError
-from skillbench.plan.preflight import preflight_problems
-from skillbench.plan.sweep import PlannedJob, compose_jobs, plan_jobs
+
+if TYPE_CHECKING:
+    from skillbench.plan.sweep import PlannedJob
 
 log = logging.getLogger("skillbench.plan")
 
@@ -71,6 +72,10 @@ class PlanCallback(Callback):
         preflight = bool(OmegaConf.select(master, "run.preflight", default=True))
         if not (dry_run or preflight):
             return
+        # Imported here: the app imports this module at start-up, and `--help` must not load the engine or MCP.
+        from skillbench.plan.preflight import preflight_problems
+        from skillbench.plan.sweep import compose_jobs, plan_jobs
+
         started = time.perf_counter()
         try:
             composed = compose_jobs(master)

@@ -26,7 +26,7 @@ def _rows(job: Path) -> list[ResultRow]:
 def _run(tmp_path: Path, name: str, base_url: str, monkeypatch: pytest.MonkeyPatch) -> tuple[JobSummary, list[ResultRow]]:
     for env in ("QWEN3_5_9B", "GEMMA4", "USER_SIM"):
         monkeypatch.setenv(f"SKILLBENCH_{env}_API_BASE", base_url)
-    timeouts = [f"+{role}.timeout_s=1" for role in ("agent", "judge", "user_sim")]
+    timeouts = [f"{role}.timeout_s=1" for role in ("agent", "judge", "user_sim")]
     cfg = compose_config(
         "agent=qwen3_5_9b", "judge=gemma4", "user_sim=gemma4_31b", "benchmark=smoke", "benchmark.limit=10",
         f"store.root={tmp_path / 'store'}", *timeouts,

@@ -13,6 +13,7 @@ from skillbench.benchmark import load_benchmark
 from skillbench.cli import main
 from skillbench.lab.importer import applicable_checks, parse_record
 from skillbench.report import load_results
+from skillbench.report.html import decode_transcripts
 
 FIXTURE = Path(__file__).resolve().parents[1] / "support" / "import_fixture"
 
@@ -30,7 +31,8 @@ def test_fixture_imports_and_reports_like_any_run(tmp_path: Path, capsys: pytest
     assert len(frame) == 56 and set(frame["judge"]) == {"human"}
     assert main(["report", str(run), "--formats", "md,html", "--draws", "50", "--quiet"]) == 0
     assert "Table 1" in (run / "report" / "report.md").read_text()
-    assert "the meter itself shows" in (run / "report" / "report.html").read_text()
+    transcripts = decode_transcripts((run / "report" / "report.html").read_text())  # embedded compressed
+    assert any("the meter itself shows" in article for article in transcripts.values())
     assert main(["rescore", str(run), "pass_rule=lenient", "--formats", "md", "--draws", "20", "--quiet"]) == 0
 
 
