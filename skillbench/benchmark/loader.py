@@ -54,10 +54,13 @@ def resolve_source(source: str) -> Path:
     )
 
 
-def read_yaml(path: Path) -> Any:
+def read_yaml(path: Path, texts: dict[str, str] | None = None) -> Any:
+    """The parsed file; with ``texts``, its text is kept there under ``<folder>/<name>`` (read once, hashed later)."""
+    text = path.read_text(encoding="utf-8")
+    if texts is not None:
+        texts[f"{path.parent.name}/{path.name}"] = text
     try:
-        with path.open(encoding="utf-8") as handle:
-            return yaml.load(handle, Loader=_SAFE_LOADER)
+        return yaml.load(text, Loader=_SAFE_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
@@ -96,10 +99,11 @@ def _load_cached(root_str: str) -> Benchmark:
         raise BenchmarkDataError(f"{manifest_path} is missing. Fix: add a manifest with name and industries.")
     manifest = parse_file(BenchmarkManifest, read_yaml(manifest_path), manifest_path)
     files: dict[str, Path] = {}
+    texts: dict[str, str] = {}  # tools/, skills/, scenarios/ as read: the benchmark's content version
 
     tools: dict[str, ToolSpec] = {}
     for path in yaml_files(root / "tools"):
-        server = parse_file(ToolServer, read_yaml(path), path)
+        server = parse_file(ToolServer, read_yaml(path, texts), path)
         for index, tool in enumerate(server.tools):
             if tool.server != server.server:
                 raise BenchmarkDataError(
@@ -114,7 +118,7 @@ def _load_cached(root_str: str) -> Benchmark:
     industries = {industry.id for industry in manifest.industries}
     skills: dict[str, Skill] = {}
     for path in yaml_files(root / "skills"):
-        skill = parse_file(Skill, read_yaml(path), path)
+        skill = parse_file(Skill, read_yaml(path, texts), path)
         if skill.id in skills:
             raise BenchmarkDataError(f"{path}: field 'id': skill {skill.id!r} is defined twice.")
         if skill.industry not in industries:
@@ -138,7 +142,7 @@ def _load_cached(root_str: str) -> Benchmark:
     scenarios: list[Scenario] = []
     seen: set[str] = set()
     for path in yaml_files(root / "scenarios"):
-        scenario_file = parse_file(ScenarioFile, read_yaml(path), path)
+        scenario_file = parse_file(ScenarioFile, read_yaml(path, texts), path)
         skill = skills.get(scenario_file.skill_id)
         if skill is None:
             raise BenchmarkDataError(f"{path}: field 'skill_id': no skill {scenario_file.skill_id!r} in skills/.")
@@ -158,7 +162,6 @@ def _load_cached(root_str: str) -> Benchmark:
             files[scenario.id] = path
     if not scenarios:
         raise BenchmarkDataError(f"{root}: no scenarios found under scenarios/. Fix: add at least one scenario file.")
-    texts = {f"{path.parent.name}/{path.name}": path.read_text(encoding="utf-8") for path in set(files.values())}
     return Benchmark(
         root=root, manifest=manifest, tools=tools, skills=skills, scenarios=scenarios, files=files,
         version=content_version(texts),

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pydantic import ValidationError
 
-from skillbench.core.records import RuleCheck
+from skillbench.config.schema import PassRuleConfig
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
 from skillbench.report.jobs import Job, load_jobs
@@ -84,14 +85,17 @@ def job_labels(jobs: list[Job]) -> dict[Path, tuple[str, str]]:
     return labels
 
 
-def _is_hard(check: RuleCheck, job: Job) -> bool:
-    """The check's hardness under the job's own pass rule (``hard_checks``), else its stored default."""
-    rule = job.config.get("pass_rule") if isinstance(job.config.get("pass_rule"), dict) else {}
-    hard_checks = rule.get("hard_checks")
-    return check.hard if hard_checks is None else check.name in hard_checks
+def _job_rule(job: Job) -> PassRuleConfig | None:
+    """The job's own pass rule, read once per job (None when its config.json predates the current schema)."""
+    try:
+        return PassRuleConfig.model_validate(job.config.get("pass_rule"))
+    except ValidationError:
+        return None
 
 
-def _row_record(row: ResultRow, job: Job, agent_label: str, judge_label: str) -> dict[str, Any]:
+def _row_record(
+    row: ResultRow, job: Job, rule: PassRuleConfig | None, agent_label: str, judge_label: str
+) -> dict[str, Any]:
     scores = row.scores
     usage = row.usage.values()
     if row.infra_error is not None:
@@ -130,7 +134,8 @@ def _row_record(row: ResultRow, job: Job, agent_label: str, judge_label: str) ->
         "hallucinated_action": scores.hallucinated_action if scores else None,
         "explanation": scores.explanation if scores else None,
         "fail_reasons": list(row.fail_reasons),
-        "hard_failures": [c.name for c in row.rule_checks if _is_hard(c, job) and not c.passed],
+        # Hardness under the job's own pass rule (hard_checks), else each check's stored default.
+        "hard_failures": [c.name for c in row.rule_checks if (rule.is_hard(c) if rule else c.hard) and not c.passed],
         "rollout_key": row.rollout_key,
         "verdict_key": row.verdict_key,
         "cost_usd": sum(u.cost_usd for u in usage),
@@ -159,7 +164,8 @@ def jobs_frame(jobs: list[Job], *, unfinished: bool = False, dedupe: bool = True
         if not job.finished and not unfinished:
             continue
         agent_label, judge_label = labels[job.path]
-        records.extend(_row_record(row, job, agent_label, judge_label) for row in job.rows)
+        rule = _job_rule(job)
+        records.extend(_row_record(row, job, rule, agent_label, judge_label) for row in job.rows)
     frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
     if dedupe and not frame.empty:
         frame = frame.drop_duplicates(subset=["agent_label", "judge_label", "scenario_id"], keep="first")
