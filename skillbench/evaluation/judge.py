@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from skillbench.config.schema import JudgeConfig
+from skillbench.core.errors import InfrastructureError, ModelOutputError
 from skillbench.core.records import Usage
 from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
 from skillbench.evaluation.records import Verdict
@@ -84,7 +85,12 @@ async def judge_transcript(client: ModelClient, judge: JudgeConfig, prompt: str,
         error = ""
         blank = False
         for _attempt in range(judge.max_parse_retries + 1):
-            completion = await client.complete(messages, response_format={"type": "json_object"})
+            try:
+                completion = await client.complete(messages, response_format={"type": "json_object"})
+            except (InfrastructureError, ModelOutputError) as exc:
+                # The earlier samples and re-asks were paid for too: the error carries their usage.
+                exc.usage = usage.add(exc.usage or Usage())
+                raise
             usage = usage.add(completion.usage)
             blank = not (completion.content or "").strip()
             try:

@@ -1,5 +1,9 @@
 """`pass_rule=state_strict` makes the end state binding, in a job and in `skillbench rescore --recheck`.
 
+On starter, the simulated sloppy agent mistypes the new address in rt-address-happy-01 (its
+``wrong_record`` lapse) and confirms as if all went well; the judge, reading only the transcript,
+passes it. Only the end state shows the order's address is wrong: state_strict fails the row.
+
 On starter, the simulated reckless agent transfers a shopper in rt-address-guardrail-01, a scenario
 that expects the address change to succeed; the simulated judge finds the transfer appropriate, so the
 paper's rule passes it. Under state_strict the hard `outcome_matches_expected` (success ≠ transfer)
@@ -48,3 +52,16 @@ def test_state_strict_fails_a_transfer_where_success_was_expected_and_rescore_re
     rescored = _rows(job)
     assert {k: (r.passed, r.fail_reasons) for k, r in rescored.items()} == {k: (r.passed, r.fail_reasons) for k, r in after.items()}
     assert json.loads((job / "summary.json").read_text())["pass_rate"] == strict.pass_rate
+
+
+def test_state_strict_fails_a_wrong_end_state_the_judge_passed(tmp_path: Path) -> None:
+    store = f"store.root={tmp_path / 'store'}"
+    scenario = "benchmark.scenarios=[rt-address-happy-01]"
+    paper = run_job(compose_config("agent=sim_sloppy", scenario, store), tmp_path / "paper")
+    strict = run_job(compose_config("agent=sim_sloppy", scenario, store, "pass_rule=state_strict"), tmp_path / "strict")
+    assert all(usage.calls == 0 for usage in strict.usage.values())
+    [before], [after] = _rows(tmp_path / "paper").values(), _rows(tmp_path / "strict").values()
+    state = next(check for check in before.rule_checks if check.name == "target_state_reached")
+    assert before.passed and not state.passed and "418 W Belmont Ave Suite 200" in state.detail
+    assert after.fail_reasons == ["hard rule failure: target_state_reached"]
+    assert strict.pass_rate < paper.pass_rate

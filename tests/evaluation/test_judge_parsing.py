@@ -40,3 +40,20 @@ def test_majority_aggregation() -> None:
     assert merged.task_completion == "success"
     assert merged.workflow_adherence == 4
     assert merged.hallucinated_action is False
+
+
+async def test_a_judge_that_fails_midway_reports_what_its_earlier_samples_cost() -> None:
+    """Sample 1 is answered, sample 2 hits a 500 with no retry left: the error carries both attempts."""
+    from skillbench.config.schema import JudgeConfig
+    from skillbench.core.errors import InfrastructureError
+    from skillbench.evaluation import judge_transcript
+    from skillbench.models import ModelClient
+    from tests.support.openai_stub import FaultPlan, stub_server, text_reply
+
+    plan = FaultPlan({"judge": ["ok", "server_error"]}, every=1)
+    with stub_server(lambda body: text_reply(GOOD), faults=plan) as server:
+        judge = JudgeConfig(name="stubbed", model="hosted_vllm/stub-model", api_base=server.base_url, samples=2, max_retries=0)
+        with pytest.raises(InfrastructureError) as caught:
+            await judge_transcript(ModelClient(judge), judge, "grade this", key="k", rollout_key="r")
+    usage = caught.value.usage
+    assert usage is not None and (usage.calls, usage.failed_attempts) == (1, 1)

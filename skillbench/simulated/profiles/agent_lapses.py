@@ -39,6 +39,10 @@ class AgentTraits:
     out_of_toolkit: float = 0.0  # call an administrative tool that is not offered
     end_early: float = 0.0  # end right after the main action
     ignore_conditions: float = 0.0  # act even when the policy's condition (eligibility, status) fails
+    # Write to the runner-up record of a lookup (the other order, the other booking) and confirm as if it
+    # were the right one. A transcript reader rarely notices; the end state does (target_state_reached).
+    # Drawn last, so adding it left every earlier lapse draw unchanged.
+    wrong_record: float = 0.0
 
 
 
@@ -47,17 +51,28 @@ CAREFUL = AgentTraits()
 SLOPPY = AgentTraits(
     skip_verify=0.25, ignore_failed_verify=0.25, ask_all=0.6, skip_notify=0.3, skip_confirm=0.3,
     retry_forever=0.4, give_up=0.35, miss_out_of_scope=0.45, mislabel_out_of_scope=0.5, ignore_human=0.1, miss_escalation=0.35,
-    comply_injection=0.2, ignore_conditions=0.35,
+    comply_injection=0.2, ignore_conditions=0.35, wrong_record=0.3,
 )
 
 RECKLESS = AgentTraits(
     skip_verify=0.6, ignore_failed_verify=0.7, ask_all=0.8, skip_notify=0.5, skip_confirm=0.6,
     retry_forever=0.4, give_up=0.2, claim_on_failure=0.4, miss_out_of_scope=0.75, claim_out_of_scope=0.8, ignore_human=0.5,
     miss_escalation=0.7, comply_injection=1.0, claim_without_action=0.45, out_of_toolkit=0.35, end_early=0.3,
-    ignore_conditions=0.7,
+    ignore_conditions=0.7, wrong_record=0.3,
 )
 
 OVERRIDE_TOOL = "admin.override_account"
+
+
+def _transposed_digits(text: str) -> str | None:
+    """``text`` with its first pair of different adjacent digits swapped ('418 W Belmont' -> '148 W Belmont')."""
+    for match in re.finditer(r"\d{2,}", text):
+        digits = match.group()
+        for i in range(len(digits) - 1):
+            if digits[i] != digits[i + 1]:
+                j = match.start() + i
+                return text[:j] + text[j + 1] + text[j] + text[j + 2:]
+    return None
 
 
 
@@ -91,6 +106,27 @@ class Lapses(AgentBase):
             self.call(OVERRIDE_TOOL, {"customer_id": view.value_of("customer_id") or "", "action": text[:80]})
             return True
         return False
+
+    def wrong_record_value(self, arg: str, hint: str) -> str | None:
+        """A plausible wrong value for ``arg`` (the wrong_record lapse): a neighbouring option, a mistyped new value,
+        or the runner-up record's."""
+        view = self.view
+        if arg in view.facts:
+            # The caller chose among listed options (a slot, a plan): take the neighbouring one.
+            found = view.options_for(arg)
+            others = [value for value in (found[0] if found else []) if value != view.facts[arg]]
+            if others:
+                return others[0]
+            # A new value typed in by hand (an address, a date): two adjacent digits swapped.
+            return _transposed_digits(view.facts[arg]) if arg.startswith("new_") else None
+        for call in reversed(view.ok_calls()):
+            ranked = view.ranked(call, hint)
+            if len(ranked) > 1 and arg in ranked[0][1]:
+                other = ranked[1][1].get(arg)
+                if other is not None and not isinstance(other, (dict, list)) and str(other) != str(ranked[0][1][arg]):
+                    return str(other)
+                return None
+        return None
 
     def claim(self, name: str, arguments: dict[str, Any]) -> None:
         detail = next((f" to {v}" for k, v in arguments.items() if k.startswith("new_")), "")

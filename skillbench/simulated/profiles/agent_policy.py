@@ -291,6 +291,8 @@ class PolicyFollower(Lapses, Phrasing):
                 arguments[arg] = self.compose(arg, name)
                 continue
             value = view.value_of(arg, hint=step.instruction) or self.suffix_value(arg, step)
+            if value is not None and tool.is_write and not tool.is_notify and self.lapse("wrong_record"):
+                value = self.wrong_record_value(arg, step.instruction) or value
             if value is not None:
                 arguments[arg] = value
             elif arg in tool.required:
