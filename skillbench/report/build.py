@@ -192,7 +192,8 @@ class ReportContext:
 
     @cached_property
     def _cell_parts(self) -> tuple[list[Cell], dict[tuple[str, str], np.ndarray]]:
-        frame = self.frame
+        # Only the columns a cell reads: splitting the whole frame 85 ways would copy all of it.
+        frame = self.frame[["agent_label", "judge_label", "scenario_id", "passed", "status", "termination"]]
         groups = dict(list(frame.groupby(["agent_label", "judge_label"]))) if not frame.empty else {}
         cells: list[Cell] = []
         scored: list[tuple[Cell, pd.DataFrame]] = []
@@ -301,7 +302,7 @@ class ReportContext:
     @cached_property
     def _model_rows(self) -> dict[str, ModelRow]:
         """Table 1 rows by agent, in Table 1 order (mean over judges, best first), ranked."""
-        frame = self.frame
+        frame = self.frame[["agent_label", "scenario_id", "rule_passed", "simulated"]]
         by_agent = dict(list(frame.groupby("agent_label"))) if not frame.empty else {}
         parts = {
             agent: self._model_row(agent, by_agent.get(agent, frame.iloc[0:0])) for agent in self.agents_seen

@@ -6,8 +6,9 @@ import csv
 import io
 import os
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 import pandas as pd
 
@@ -95,16 +96,21 @@ def latex(report: Report, tables: Iterable[Table] | None = None) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    """Write via a temporary file and rename, so a reader never sees half a report file."""
+def _write_with(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Let ``write`` fill a temporary file, then rename it, so a reader never sees half a report file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
-        tmp.write_bytes(data)
+        with tmp.open("wb") as handle:
+            write(handle)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    _write_with(path, lambda handle: handle.write(data))
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -120,11 +126,12 @@ def table_csv(table: Table) -> str:
     return buffer.getvalue()
 
 
-def _rows_csv(frame: pd.DataFrame) -> str:
-    flat = frame.copy()
-    for column in ("fail_reasons", "hard_failures"):
-        flat[column] = flat[column].map(lambda items: "; ".join(items))
-    return flat.to_csv(index=False)
+def _write_rows_csv(path: Path, frame: pd.DataFrame) -> None:
+    """rows.csv, streamed to the file (at paper scale the text is ~25 MB: never held as one string)."""
+    flat = frame.assign(  # a shallow copy: only the two list columns are new
+        **{column: frame[column].map("; ".join) for column in ("fail_reasons", "hard_failures")}
+    )
+    _write_with(path, lambda handle: flat.to_csv(handle, index=False, encoding="utf-8"))
 
 
 def write_report(
@@ -150,7 +157,7 @@ def write_report(
     if "csv" in formats:
         for table in tables:
             _write_text(out / f"{table.key}.csv", table_csv(table))
-        _write_text(out / "rows.csv", _rows_csv(frame))
+        _write_rows_csv(out / "rows.csv", frame)
         written["csv"] = out / "table1.csv"
     if "tex" in formats:
         _write_text(out / "tables.tex", latex(report, tables))
