@@ -17,7 +17,6 @@ from skillbench.report.defaults import FORMATS
 from skillbench.report.html import render_html
 from skillbench.report.jobs import Job, ReportError, load_jobs
 from skillbench.report.model import Report
-from skillbench.report.plots import render_plots
 from skillbench.report.tables import Table, all_tables, looks_numeric, markdown_table
 
 
@@ -165,7 +164,11 @@ def write_report(
     if "json" in formats:
         _write_text(out / "report.json", report.model_dump_json(indent=2))
         written["json"] = out / "report.json"
-    plots = render_plots(report) if {"png", "html"} & formats else {}
+    plots: dict[str, bytes] = {}
+    if {"png", "html"} & formats:
+        from skillbench.report.plots import render_plots  # matplotlib: only when a format draws plots
+
+        plots = render_plots(report)
     if "png" in formats:
         for name, png in plots.items():
             _write_bytes(out / name, png)
