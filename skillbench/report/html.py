@@ -66,8 +66,9 @@ PAGE_JS = """
 const tr=index('tr-index'),cells=index('cell-index');
 function chunk(kind,n){const k=kind+n;if(!cache[k]){const b=Uint8Array.from(atob(document.getElementById(kind+'-chunk-'+n).textContent),c=>c.charCodeAt(0));
 cache[k]=new Response(new Blob([b]).stream().pipeThrough(new DecompressionStream('gzip'))).json();}return cache[k];}
-async function fill(id){const el=document.getElementById(id);if(!el||el.dataset.loaded)return;el.dataset.loaded='1';
-el.querySelector('.cell-rows').innerHTML=(await chunk('cell',cells[id]))[id];const b=el.querySelector('button');if(b)b.remove();}
+async function fill(id){const el=document.getElementById(id);if(!el||el.dataset.loaded)return;
+const rows=(await chunk('cell',cells[id]))[id];if(el.dataset.loaded)return;el.dataset.loaded='1';
+el.querySelector('.cell-rows').innerHTML=rows;const b=el.querySelector('button');if(b)b.remove();}
 async function show(){const id=decodeURIComponent(location.hash.slice(1));
 if(id in cells){await fill(id);document.getElementById(id).scrollIntoView();return;}if(!(id in tr))return;
 const view=document.getElementById('transcript-view');view.innerHTML=(await chunk('tr',tr[id]))[id];
