@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from skillbench.config.schema import PassRuleConfig
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
-from skillbench.report.jobs import Job, load_jobs
+from skillbench.report.jobs import Job, load_jobs, paused_gc
 from skillbench.store.keys import result_settings
 
 # Config groups that change results besides agent and judge. When one differs between the loaded
@@ -163,15 +163,16 @@ def jobs_frame(jobs: list[Job], *, unfinished: bool = False, dedupe: bool = True
     labels = job_labels(jobs)
     ordered = sorted(jobs, key=lambda j: (j.finished, j.finished_at), reverse=True)
     records: list[tuple[Any, ...]] = []
-    for job in ordered:
-        if not job.finished and not unfinished:
-            continue
-        agent_label, judge_label = labels[job.path]
-        rule, name = _job_rule(job), str(job.path)
-        records.extend(
-            _row_record(row, name, job.finished, rule, agent_label, judge_label) for row in job.rows
-        )
-    frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
+    with paused_gc():  # one tuple and two lists per row, all alive until the frame holds them
+        for job in ordered:
+            if not job.finished and not unfinished:
+                continue
+            agent_label, judge_label = labels[job.path]
+            rule, name = _job_rule(job), str(job.path)
+            records.extend(
+                _row_record(row, name, job.finished, rule, agent_label, judge_label) for row in job.rows
+            )
+        frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
     if dedupe and not frame.empty:
         frame = frame.drop_duplicates(subset=["agent_label", "judge_label", "scenario_id"], keep="first")
     frame = frame.astype(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -267,6 +270,25 @@ def _first_error(exc: Exception) -> str:
     return str(exc)
 
 
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """No cyclic garbage collection inside: for building many long-lived objects at once.
+
+    Loading 42,500 result rows allocates ~500,000 objects that all stay alive; each allocation
+    threshold crossed starts a collection that walks the growing heap and frees nothing (about half
+    of the loading CPU at paper scale). Reference counting still frees everything as usual; the
+    collector runs again when the block ends (as it was: a caller that disabled it keeps it off).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def load_jobs(paths: list[Path | str]) -> list[Job]:
     """Every job under the given run, sweep or folder-of-sweeps paths."""
-    return [load_job(path) for path in find_job_dirs(paths)]
+    with paused_gc():
+        return [load_job(path) for path in find_job_dirs(paths)]
