@@ -15,7 +15,7 @@ import pandas as pd
 from skillbench.report.build import DEFAULT_DRAWS, DEFAULT_SEED, ReportContext, build_report
 from skillbench.report.defaults import FORMATS
 from skillbench.report.html import render_html
-from skillbench.report.jobs import Job, ReportError, load_jobs
+from skillbench.report.jobs import Job, ReportError, load_jobs, paused_gc
 from skillbench.report.model import Report
 from skillbench.report.tables import Table, all_tables, looks_numeric, markdown_table
 
@@ -195,11 +195,12 @@ def make_report(
     """Load job folders, build the report and write it to ``out`` (default ``<dir>/report`` for one dir)."""
     path_list = [Path(p) for p in ([paths] if isinstance(paths, str | Path) else paths)]
     target = Path(out) if out is not None else default_out(path_list, "report")
-    jobs = load_jobs(list(path_list))
-    report, frame = build_report(
-        jobs, title=title, sources=[str(p) for p in path_list], draws=draws, seed=seed
-    )
-    return report, write_report(report, frame, jobs, target, formats=formats, transcripts=transcripts)
+    with paused_gc():  # the report's objects live until it is written: nothing for the collector to find
+        jobs = load_jobs(list(path_list))
+        report, frame = build_report(
+            jobs, title=title, sources=[str(p) for p in path_list], draws=draws, seed=seed
+        )
+        return report, write_report(report, frame, jobs, target, formats=formats, transcripts=transcripts)
 
 
 def default_out(paths: list[Path], name: str) -> Path:
