@@ -165,31 +165,55 @@ class ReportContext:
     def _position(self) -> dict[str, int]:
         return {s: i for i, s in enumerate(self.scenario_ids)}
 
-    def rate_draws(self, rows: pd.DataFrame, column: str) -> np.ndarray:
-        """Bootstrap draws of the share of True in ``column`` (NA rows left out), resampling scenarios."""
+    def _counts(self, rows: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """Per scenario: how many rows of ``column`` are True, and how many are known (NA left out)."""
         num, den = np.zeros(len(self.scenario_ids)), np.zeros(len(self.scenario_ids))
         valid = rows[rows[column].notna()]
         index = valid["scenario_id"].map(self._position).to_numpy(dtype=int)
         np.add.at(den, index, 1.0)
         np.add.at(num, index, valid[column].astype(bool).to_numpy(dtype=float))
-        return stats.ratio_draws(self.weights, num, den)
+        return num, den
+
+    def rate_draws(self, rows: pd.DataFrame, column: str) -> np.ndarray:
+        """Bootstrap draws of the share of True in ``column`` (NA rows left out), resampling scenarios."""
+        return stats.ratio_draws(self.weights, *self._counts(rows, column))
+
+    def _rate_draws_many(self, parts: list[tuple[pd.DataFrame, str]]) -> list[np.ndarray]:
+        """``rate_draws`` of many (rows, column) pairs in one matrix product (the same numbers: the
+        sums are integer counts, exact in float64 in any order)."""
+        if not parts:
+            return []
+        counts = [self._counts(rows, column) for rows, column in parts]
+        numerators = np.column_stack([num for num, _ in counts])
+        denominators = np.column_stack([den for _, den in counts])
+        return list(stats.ratio_draws_many(self.weights, numerators, denominators))
 
     # Cells: coverage, rate and CI.
 
     @cached_property
     def _cell_parts(self) -> tuple[list[Cell], dict[tuple[str, str], np.ndarray]]:
-        frame = self.frame
+        # Only the columns a cell reads: splitting the whole frame 85 ways would copy all of it.
+        frame = self.frame[["agent_label", "judge_label", "scenario_id", "passed", "status", "termination"]]
         groups = dict(list(frame.groupby(["agent_label", "judge_label"]))) if not frame.empty else {}
         cells: list[Cell] = []
-        draws: dict[tuple[str, str], np.ndarray] = {}
+        scored: list[tuple[Cell, pd.DataFrame]] = []
         for agent, judge in itertools.product(self.agents_seen, self.judges):
-            cell, cell_draws = self._cell(agent, judge, groups.get((agent, judge)))
+            rows = groups.get((agent, judge))
+            cell = self._cell(agent, judge, rows)
             cells.append(cell)
-            if cell_draws is not None:
-                draws[(agent, judge)] = cell_draws
+            if cell.pass_rate is not None and rows is not None:
+                scored.append((cell, rows))
+        # Every cell's bootstrap in one matrix product (one per cell was most of the report's CPU).
+        draws: dict[tuple[str, str], np.ndarray] = {}
+        for (cell, _), cell_draws in zip(
+            scored, self._rate_draws_many([(rows, "passed") for _, rows in scored]), strict=True
+        ):
+            cell.ci_low, cell.ci_high = stats.percentile_ci(cell_draws, self.level)
+            draws[(cell.agent, cell.judge)] = cell_draws
         return cells, draws
 
-    def _cell(self, agent: str, judge: str, rows: pd.DataFrame | None) -> tuple[Cell, np.ndarray | None]:
+    def _cell(self, agent: str, judge: str, rows: pd.DataFrame | None) -> Cell:
+        """The cell's counts and rate (its CI is filled in by ``_cell_parts``)."""
         cell_jobs = [j for j in self.jobs if self.labels[j.path] == (agent, judge)]
         paths = [str(j.path) for j in cell_jobs]
         finished = [j for j in cell_jobs if j.finished]
@@ -210,11 +234,7 @@ class ReportContext:
             )
             if len(cell_jobs) > len(finished):
                 cell.note = f"{len(cell_jobs) - len(finished)} other job(s) of this cell did not finish"
-            if rate is None:
-                return cell, None
-            draws = self.rate_draws(rows, "passed")
-            cell.ci_low, cell.ci_high = stats.percentile_ci(draws, self.level)
-            return cell, draws
+            return cell
         if finished:
             return Cell(
                 agent=agent,
@@ -222,7 +242,7 @@ class ReportContext:
                 status="no_verdicts",
                 jobs=paths,
                 note="the job finished with no result rows",
-            ), None
+            )
         if cell_jobs:
             status = "unreadable" if any(j.status == "unreadable" for j in cell_jobs) else "unfinished"
             note = (
@@ -230,10 +250,8 @@ class ReportContext:
             )
             hint = next((j.error_hint for j in cell_jobs if j.error_hint), None)
             note += f"; reason: {hint}" if hint else ""
-            return Cell(agent=agent, judge=judge, status=status, jobs=paths, note=note), None
-        return Cell(
-            agent=agent, judge=judge, status="missing", note="no job folder for this agent × judge"
-        ), None
+            return Cell(agent=agent, judge=judge, status=status, jobs=paths, note=note)
+        return Cell(agent=agent, judge=judge, status="missing", note="no job folder for this agent × judge")
 
     @cached_property
     def cells(self) -> list[Cell]:
@@ -260,10 +278,10 @@ class ReportContext:
                 means[agent] = _nanmean(np.vstack(per_judge), axis=0)
         return means
 
-    def _model_row(self, agent: str) -> ModelRow:
+    def _model_row(self, agent: str, agent_rows: pd.DataFrame) -> tuple[ModelRow, pd.DataFrame]:
+        """The agent's Table 1 row without its rule CI, and the rollouts that CI is drawn from."""
         rates = {judge: self.cell(agent, judge).pass_rate for judge in self.judges}
         present = [r for r in rates.values() if r is not None]
-        agent_rows = self.frame[self.frame["agent_label"] == agent]
         # The rule verdict belongs to the rollout, not the judge: count each scenario once per agent.
         rollouts = agent_rows.sort_values("rule_passed", na_position="last").drop_duplicates("scenario_id")
         rule_rate = _share(rollouts["rule_passed"])
@@ -277,18 +295,25 @@ class ReportContext:
             mean_pass_rate=float(np.mean(present)) if present else None,
             judges_in_mean=len(present),
         )
-        if rule_rate is not None:
-            row.rule_ci_low, row.rule_ci_high = stats.percentile_ci(
-                self.rate_draws(rollouts, "rule_passed"), self.level
-            )
         if agent in self.mean_draws:
             row.mean_ci_low, row.mean_ci_high = stats.percentile_ci(self.mean_draws[agent], self.level)
-        return row
+        return row, rollouts
 
     @cached_property
     def _model_rows(self) -> dict[str, ModelRow]:
         """Table 1 rows by agent, in Table 1 order (mean over judges, best first), ranked."""
-        rows = {agent: self._model_row(agent) for agent in self.agents_seen}
+        frame = self.frame[["agent_label", "scenario_id", "rule_passed", "simulated"]]
+        by_agent = dict(list(frame.groupby("agent_label"))) if not frame.empty else {}
+        parts = {
+            agent: self._model_row(agent, by_agent.get(agent, frame.iloc[0:0])) for agent in self.agents_seen
+        }
+        rows = {agent: row for agent, (row, _) in parts.items()}
+        # Every agent's rule-verdict bootstrap in one matrix product, as for the cells.
+        ruled = [agent for agent, row in rows.items() if row.rule_pass_rate is not None]
+        for agent, draws in zip(
+            ruled, self._rate_draws_many([(parts[a][1], "rule_passed") for a in ruled]), strict=True
+        ):
+            rows[agent].rule_ci_low, rows[agent].rule_ci_high = stats.percentile_ci(draws, self.level)
         order = sorted(
             rows, key=lambda a: (rows[a].mean_pass_rate is None, -(rows[a].mean_pass_rate or 0.0), a)
         )

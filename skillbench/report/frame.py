@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from skillbench.config.schema import PassRuleConfig
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
-from skillbench.report.jobs import Job, load_jobs
+from skillbench.report.jobs import Job, load_jobs, paused_gc
 from skillbench.store.keys import result_settings
 
 # Config groups that change results besides agent and judge. When one differs between the loaded
@@ -94,8 +94,9 @@ def _job_rule(job: Job) -> PassRuleConfig | None:
 
 
 def _row_record(
-    row: ResultRow, job: Job, rule: PassRuleConfig | None, agent_label: str, judge_label: str
-) -> dict[str, Any]:
+    row: ResultRow, job: str, finished: bool, rule: PassRuleConfig | None, agent_label: str, judge_label: str
+) -> tuple[Any, ...]:
+    """The row's values in ``COLUMNS`` order (a tuple: 42,500 dicts would cost ~100 MB at paper scale)."""
     scores = row.scores
     usage = row.usage.values()
     if row.infra_error is not None:
@@ -135,7 +136,9 @@ def _row_record(
         "explanation": scores.explanation if scores else None,
         "fail_reasons": list(row.fail_reasons),
         # Hardness under the job's own pass rule (hard_checks), else each check's stored default.
-        "hard_failures": [c.name for c in row.rule_checks if (rule.is_hard(c) if rule else c.hard) and not c.passed],
+        "hard_failures": [
+            c.name for c in row.rule_checks if (rule.is_hard(c) if rule else c.hard) and not c.passed
+        ],
         "rollout_key": row.rollout_key,
         "verdict_key": row.verdict_key,
         "cost_usd": sum(u.cost_usd for u in usage),
@@ -143,12 +146,12 @@ def _row_record(
         "completion_tokens": sum(u.completion_tokens for u in usage),
         "rollout_s": row.rollout_s,
         "judge_s": row.judge_s,
-        "job": str(job.path),
-        "job_finished": job.finished,
+        "job": job,
+        "job_finished": finished,
     }
     for dimension in DIMENSION_NAMES:
         record[dimension] = getattr(scores, dimension) if scores else None
-    return record
+    return tuple(map(record.__getitem__, COLUMNS))
 
 
 def jobs_frame(jobs: list[Job], *, unfinished: bool = False, dedupe: bool = True) -> pd.DataFrame:
@@ -159,14 +162,17 @@ def jobs_frame(jobs: list[Job], *, unfinished: bool = False, dedupe: bool = True
     """
     labels = job_labels(jobs)
     ordered = sorted(jobs, key=lambda j: (j.finished, j.finished_at), reverse=True)
-    records: list[dict[str, Any]] = []
-    for job in ordered:
-        if not job.finished and not unfinished:
-            continue
-        agent_label, judge_label = labels[job.path]
-        rule = _job_rule(job)
-        records.extend(_row_record(row, job, rule, agent_label, judge_label) for row in job.rows)
-    frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
+    records: list[tuple[Any, ...]] = []
+    with paused_gc():  # one tuple and two lists per row, all alive until the frame holds them
+        for job in ordered:
+            if not job.finished and not unfinished:
+                continue
+            agent_label, judge_label = labels[job.path]
+            rule, name = _job_rule(job), str(job.path)
+            records.extend(
+                _row_record(row, name, job.finished, rule, agent_label, judge_label) for row in job.rows
+            )
+        frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
     if dedupe and not frame.empty:
         frame = frame.drop_duplicates(subset=["agent_label", "judge_label", "scenario_id"], keep="first")
     frame = frame.astype(

@@ -1,9 +1,12 @@
 """One self-contained HTML page: tables, plots (base64), and every transcript behind every cell.
 
 No external resource is referenced (inline CSS, data: images, inline script), so the file opens
-offline and can be mailed or archived as is. Transcripts are embedded gzip-compressed, one chunk per
-agent, and decoded by the browser only when one is opened: at the paper's scale (17 × 500 rollouts)
-the page stays a few MB and opens at once.
+offline (also from file://, where a page may not fetch() files next to it) and can be mailed or
+archived as is. Transcripts are embedded gzip-compressed, one chunk per agent, and decoded by the
+browser only when one is opened. The per-cell scenario tables are inline in a small report (so the
+browser's find works on them); above ``INLINE_CELL_ROWS`` rows they are embedded the same way and
+filled in when a cell is opened: at the paper's scale (17 × 5 × 500) the page is a few MB and its DOM
+a few thousand nodes, so it opens at once.
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import itertools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -50,17 +54,53 @@ article.transcript:target,div.cell:target{outline:3px solid #4a7bd0}
 .expl{white-space:pre-wrap;font-size:.85rem}
 """
 
-# Opens the transcript named by the URL's #tr-... fragment: finds its agent's chunk, gunzips it with the
-# browser's DecompressionStream (decoded chunks are kept), and shows the article in #transcript-view.
-TRANSCRIPT_JS = """
-(()=>{const idx=JSON.parse(document.getElementById('tr-index').textContent),cache={};
-async function chunk(n){if(!cache[n]){const b=Uint8Array.from(atob(document.getElementById('tr-chunk-'+n).textContent),c=>c.charCodeAt(0));
-cache[n]=new Response(new Blob([b]).stream().pipeThrough(new DecompressionStream('gzip'))).json();}return cache[n];}
-async function show(){const id=decodeURIComponent(location.hash.slice(1));if(!(id in idx))return;
-const view=document.getElementById('transcript-view');view.innerHTML=(await chunk(idx[id]))[id];
+# Above this many scenario rows in all cells, the cell tables are embedded compressed (see the module doc).
+INLINE_CELL_ROWS = 5000
+
+# Decodes embedded chunks on demand: a gzip chunk (base64 in a <script type="application/gzip">) is
+# gunzipped with the browser's DecompressionStream and parsed once, then kept. The URL's fragment opens
+# what it names: #tr-... shows that transcript in #transcript-view; #cell-... fills that cell's table
+# (when the cells are embedded compressed), as does the cell's "show" button.
+PAGE_JS = """
+(()=>{const cache={};const index=n=>{const e=document.getElementById(n);return e?JSON.parse(e.textContent):{};};
+const tr=index('tr-index'),cells=index('cell-index');
+function chunk(kind,n){const k=kind+n;if(!cache[k]){const b=Uint8Array.from(atob(document.getElementById(kind+'-chunk-'+n).textContent),c=>c.charCodeAt(0));
+cache[k]=new Response(new Blob([b]).stream().pipeThrough(new DecompressionStream('gzip'))).json();}return cache[k];}
+async function fill(id){const el=document.getElementById(id);if(!el||el.dataset.loaded)return;
+const rows=(await chunk('cell',cells[id]))[id];if(el.dataset.loaded)return;el.dataset.loaded='1';
+el.querySelector('.cell-rows').innerHTML=rows;const b=el.querySelector('button');if(b)b.remove();}
+async function show(){const id=decodeURIComponent(location.hash.slice(1));
+if(id in cells){await fill(id);document.getElementById(id).scrollIntoView();return;}if(!(id in tr))return;
+const view=document.getElementById('transcript-view');view.innerHTML=(await chunk('tr',tr[id]))[id];
 const el=document.getElementById(id);if(el)el.scrollIntoView();}
+document.addEventListener('click',e=>{const b=e.target.closest('button[data-cell]');if(b)fill(b.dataset.cell);});
 window.addEventListener('hashchange',show);show();})();
 """
+
+
+def _gzip_json(value: dict[str, str]) -> str:
+    """Base64 of the gzipped JSON (mtime=0: equal reports give byte-identical pages)."""
+    data = gzip.compress(json.dumps(value, ensure_ascii=False).encode("utf-8"), compresslevel=6, mtime=0)
+    return base64.b64encode(data).decode()
+
+
+def _chunks(kind: str, groups: Iterable[tuple[str, dict[str, str]]]) -> tuple[dict[str, int], list[str]]:
+    """One compressed chunk per (agent, {id: html}) group, compressed as it comes (so only one agent's
+    HTML is ever held uncompressed), and the index id → chunk number."""
+    index: dict[str, int] = {}
+    blobs: list[str] = []
+    for number, (agent, articles) in enumerate(groups):
+        index.update(dict.fromkeys(articles, number))
+        blobs.append(
+            f'<script type="application/gzip" id="{kind}-chunk-{number}" data-agent="{escape(agent)}">'
+            f"{_gzip_json(articles)}</script>"
+        )
+    return index, blobs
+
+
+def _index_script(kind: str, index: dict[str, int]) -> str:
+    text = json.dumps(index).replace("</", "<\\/")  # ids are hex, but never let data close the script
+    return f'<script type="application/json" id="{kind}-index">{text}</script>'
 
 
 def anchor(prefix: str, *parts: str) -> str:
@@ -247,37 +287,90 @@ def _transcript(unit_id: str, agent: str, rows: list[ResultRow], finder: Transcr
 
 
 def _transcript_section(units: dict[str, tuple[str, Path, list[ResultRow]]], finder: TranscriptFinder) -> str:
-    """Every transcript, compressed per agent; shown one at a time when a link to it is followed."""
-    chunks: dict[str, dict[str, str]] = {}
-    for unit_id, (agent, job, rows) in units.items():
-        chunks.setdefault(agent, {})[unit_id] = _transcript(unit_id, agent, rows, finder, job)
-    index: dict[str, int] = {}
-    blobs = []
-    for number, (agent, articles) in enumerate(chunks.items()):
-        index.update(dict.fromkeys(articles, number))
-        # mtime=0: equal reports give byte-identical pages.
-        data = gzip.compress(json.dumps(articles, ensure_ascii=False).encode("utf-8"), compresslevel=6, mtime=0)
-        blobs.append(
-            f'<script type="application/gzip" id="tr-chunk-{number}" data-agent="{escape(agent)}">'
-            f"{base64.b64encode(data).decode()}</script>"
+    """Every transcript, compressed per agent; shown one at a time when a link to it is followed.
+    ``units`` holds each agent's transcripts together (the frame is sorted by agent)."""
+    groups = (
+        (
+            agent,
+            {unit_id: _transcript(unit_id, agent, rows, finder, job) for unit_id, (_, job, rows) in members},
         )
-    index_json = json.dumps(index).replace("</", "<\\/")
+        for agent, members in itertools.groupby(units.items(), key=lambda item: item[1][0])
+    )
+    index, blobs = _chunks("tr", groups)
     return (
         '<section id="transcripts"><h2>Transcripts</h2>'
         f'<p class="foot">{len(index)} transcript(s); follow a "transcript" link in the cells above to open one '
         "(needs JavaScript).</p>"
-        '<div id="transcript-view"></div>'
-        f'<script type="application/json" id="tr-index">{index_json}</script>{"".join(blobs)}'
-        f"<script>{TRANSCRIPT_JS}</script></section>"
+        f'<div id="transcript-view"></div>{_index_script("tr", index)}{"".join(blobs)}</section>'
     )
+
+
+def _decode(kind: str, page: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for blob in re.findall(
+        rf'<script type="application/gzip" id="{kind}-chunk-\d+"[^>]*>([^<]*)</script>', page
+    ):
+        found.update(json.loads(gzip.decompress(base64.b64decode(blob))))
+    return found
 
 
 def decode_transcripts(page: str) -> dict[str, str]:
     """The transcript articles embedded in a page, by id (for tests and tools; the browser does the same)."""
-    articles: dict[str, str] = {}
-    for blob in re.findall(r'<script type="application/gzip" id="tr-chunk-\d+"[^>]*>([^<]*)</script>', page):
-        articles.update(json.loads(gzip.decompress(base64.b64decode(blob))))
-    return articles
+    return _decode("tr", page)
+
+
+def decode_cells(page: str) -> dict[str, str]:
+    """The cell tables embedded compressed in a large page, by cell id (empty when they are inline)."""
+    return _decode("cell", page)
+
+
+def _cell_rows(entries: list[tuple[ResultRow, str]], transcripts: bool) -> str:
+    lines = []
+    for row, unit_id in entries:
+        link = f'<a href="#{unit_id}">transcript</a>' if transcripts else ""
+        why = "; ".join(row.fail_reasons) or row.judge_error or row.infra_error or ""
+        if row.termination == "model_error":
+            why = f"model error: {row.termination_detail}; {why}"
+        lines.append(
+            f"<tr><td>{escape(row.scenario_id)}</td><td>{escape(row.path)}</td><td>{_verdict(row.passed)}</td>"
+            f"<td>{escape(why)}</td><td>{link}</td></tr>"
+        )
+    return (
+        "<table><tr><th>Scenario</th><th>Path</th><th>Verdict</th><th>Reasons</th><th></th></tr>"
+        f"{''.join(lines)}</table>"
+    )
+
+
+def _cell_section(
+    report: Report, cells: dict[tuple[str, str], list[tuple[ResultRow, str]]], transcripts: bool, inline: bool
+) -> str:
+    """Every cell's scenario table: inline, or (``inline`` False) compressed per agent and filled in when
+    the cell is opened, behind a heading that stays in the page (Table 1's links still land on it)."""
+    parts = ['<section id="cells"><h2>Cells — every scenario of every agent × judge</h2>']
+    embedded: list[tuple[str, dict[str, str]]] = []
+    for agent in report.agents:
+        tables: dict[str, str] = {}
+        for judge in report.judges:
+            entries = cells.get((agent, judge))
+            if not entries:
+                continue
+            cell_id = anchor("cell", agent, judge)
+            heading = f'<div class="cell" id="{cell_id}"><h3>{escape(agent)} × {escape(judge)}</h3>'
+            if inline:
+                parts.append(f"{heading}{_cell_rows(entries, transcripts)}</div>")
+                continue
+            tables[cell_id] = _cell_rows(entries, transcripts)
+            parts.append(
+                f'{heading}<p class="foot">{len(entries)} scenario(s) '
+                f'<button type="button" data-cell="{cell_id}">show</button></p><div class="cell-rows"></div></div>'
+            )
+        if tables:
+            embedded.append((agent, tables))
+    if embedded:
+        index, blobs = _chunks("cell", embedded)
+        parts.append(_index_script("cell", index) + "".join(blobs))
+    parts.append("</section>")
+    return "".join(parts)
 
 
 def render_html(
@@ -288,10 +381,11 @@ def render_html(
     *,
     transcripts: bool = True,
     tables: list[Table] | None = None,
+    inline_cell_rows: int = INLINE_CELL_ROWS,
 ) -> str:
     """The page. ``frame`` decides which rows are shown (finished, de-duplicated); the rows' full
     records (rule checks, scores) come from the jobs. ``tables``: the registered tables, when the
-    caller already has them."""
+    caller already has them. Cell tables are inline up to ``inline_cell_rows`` rows in all."""
     if tables is None:
         tables = all_tables(ReportContext.of(report, frame, jobs))
     rows_by_key: dict[tuple[str, str], ResultRow] = {
@@ -331,39 +425,21 @@ def render_html(
     cells: dict[tuple[str, str], list[tuple[ResultRow, str]]] = {}
     first_key = frame.groupby(["agent_label", "scenario_id"])["rollout_key"].transform("first")
     unit_keys = frame["rollout_key"].fillna(first_key).fillna("")
+    job_paths: dict[str, Path] = {}
     for agent, judge, job, scenario, key in zip(
         frame["agent_label"], frame["judge_label"], frame["job"], frame["scenario_id"], unit_keys, strict=True
     ):
         row = rows_by_key[(job, scenario)]
         unit_id = anchor("tr", agent, scenario, key)
-        units.setdefault(unit_id, (agent, Path(job), []))[2].append(row)
+        if job not in job_paths:
+            job_paths[job] = Path(job)
+        units.setdefault(unit_id, (agent, job_paths[job], []))[2].append(row)
         cells.setdefault((agent, judge), []).append((row, unit_id))
 
-    parts.append('<section id="cells"><h2>Cells — every scenario of every agent × judge</h2>')
-    for agent in report.agents:
-        for judge in report.judges:
-            entries = cells.get((agent, judge))
-            if not entries:
-                continue
-            lines = []
-            for row, unit_id in entries:
-                link = f'<a href="#{unit_id}">transcript</a>' if transcripts else ""
-                why = "; ".join(row.fail_reasons) or row.judge_error or row.infra_error or ""
-                if row.termination == "model_error":
-                    why = f"model error: {row.termination_detail}; {why}"
-                lines.append(
-                    f"<tr><td>{escape(row.scenario_id)}</td><td>{escape(row.path)}</td><td>{_verdict(row.passed)}</td>"
-                    f"<td>{escape(why)}</td><td>{link}</td></tr>"
-                )
-            parts.append(
-                f'<div class="cell" id="{anchor("cell", agent, judge)}"><h3>{escape(agent)} × {escape(judge)}</h3>'
-                f"<table><tr><th>Scenario</th><th>Path</th><th>Verdict</th><th>Reasons</th><th></th></tr>"
-                f"{''.join(lines)}</table></div>"
-            )
-    parts.append("</section>")
-
+    parts.append(_cell_section(report, cells, transcripts, inline=len(frame) <= inline_cell_rows))
     if transcripts:
         parts.append(_transcript_section(units, TranscriptFinder(jobs)))
+    parts.append(f"<script>{PAGE_JS}</script>")
 
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'

@@ -6,17 +6,17 @@ import csv
 import io
 import os
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 import pandas as pd
 
 from skillbench.report.build import DEFAULT_DRAWS, DEFAULT_SEED, ReportContext, build_report
 from skillbench.report.defaults import FORMATS
 from skillbench.report.html import render_html
-from skillbench.report.jobs import Job, ReportError, load_jobs
+from skillbench.report.jobs import Job, ReportError, load_jobs, paused_gc
 from skillbench.report.model import Report
-from skillbench.report.plots import render_plots
 from skillbench.report.tables import Table, all_tables, looks_numeric, markdown_table
 
 
@@ -95,16 +95,21 @@ def latex(report: Report, tables: Iterable[Table] | None = None) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    """Write via a temporary file and rename, so a reader never sees half a report file."""
+def _write_with(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Let ``write`` fill a temporary file, then rename it, so a reader never sees half a report file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
-        tmp.write_bytes(data)
+        with tmp.open("wb") as handle:
+            write(handle)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    _write_with(path, lambda handle: handle.write(data))
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -120,11 +125,12 @@ def table_csv(table: Table) -> str:
     return buffer.getvalue()
 
 
-def _rows_csv(frame: pd.DataFrame) -> str:
-    flat = frame.copy()
-    for column in ("fail_reasons", "hard_failures"):
-        flat[column] = flat[column].map(lambda items: "; ".join(items))
-    return flat.to_csv(index=False)
+def _write_rows_csv(path: Path, frame: pd.DataFrame) -> None:
+    """rows.csv, streamed to the file (at paper scale the text is ~25 MB: never held as one string)."""
+    flat = frame.assign(  # a shallow copy: only the two list columns are new
+        **{column: frame[column].map("; ".join) for column in ("fail_reasons", "hard_failures")}
+    )
+    _write_with(path, lambda handle: flat.to_csv(handle, index=False, encoding="utf-8"))
 
 
 def write_report(
@@ -150,7 +156,7 @@ def write_report(
     if "csv" in formats:
         for table in tables:
             _write_text(out / f"{table.key}.csv", table_csv(table))
-        _write_text(out / "rows.csv", _rows_csv(frame))
+        _write_rows_csv(out / "rows.csv", frame)
         written["csv"] = out / "table1.csv"
     if "tex" in formats:
         _write_text(out / "tables.tex", latex(report, tables))
@@ -158,7 +164,11 @@ def write_report(
     if "json" in formats:
         _write_text(out / "report.json", report.model_dump_json(indent=2))
         written["json"] = out / "report.json"
-    plots = render_plots(report) if {"png", "html"} & formats else {}
+    plots: dict[str, bytes] = {}
+    if {"png", "html"} & formats:
+        from skillbench.report.plots import render_plots  # matplotlib: only when a format draws plots
+
+        plots = render_plots(report)
     if "png" in formats:
         for name, png in plots.items():
             _write_bytes(out / name, png)
@@ -185,11 +195,12 @@ def make_report(
     """Load job folders, build the report and write it to ``out`` (default ``<dir>/report`` for one dir)."""
     path_list = [Path(p) for p in ([paths] if isinstance(paths, str | Path) else paths)]
     target = Path(out) if out is not None else default_out(path_list, "report")
-    jobs = load_jobs(list(path_list))
-    report, frame = build_report(
-        jobs, title=title, sources=[str(p) for p in path_list], draws=draws, seed=seed
-    )
-    return report, write_report(report, frame, jobs, target, formats=formats, transcripts=transcripts)
+    with paused_gc():  # the report's objects live until it is written: nothing for the collector to find
+        jobs = load_jobs(list(path_list))
+        report, frame = build_report(
+            jobs, title=title, sources=[str(p) for p in path_list], draws=draws, seed=seed
+        )
+        return report, write_report(report, frame, jobs, target, formats=formats, transcripts=transcripts)
 
 
 def default_out(paths: list[Path], name: str) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -227,3 +228,21 @@ def test_engine_job_error_and_damaged_files(tmp_path: Path) -> None:
     assert report.cell("sim_sloppy", "sim_strict").status == "unreadable"
     assert any("results.jsonl:5: invalid result row" in n for n in report.notes)
     assert report.cell("sim_careful", "sim_balanced").status == "ok"
+
+
+def test_loaded_rows_share_their_fields_set_invisibly(grid: Path) -> None:
+    """Loaded rows share pydantic's fields-set (memory at scale); equal to freshly parsed rows, and a
+    copy with an update leaves the other rows' set alone."""
+    from skillbench.engine.results import RESULTS_FILE, ResultRow
+
+    job = load_jobs([grid])[0]
+    fresh = [ResultRow.model_validate_json(line) for line in (job.path / RESULTS_FILE).read_text().splitlines()]
+    assert job.rows == fresh
+    first, second = job.rows[0], job.rows[1]
+    assert first.model_fields_set is second.model_fields_set
+    assert first.model_fields_set == fresh[0].model_fields_set
+    before = set(second.model_fields_set)
+    changed = first.model_copy(update={"passed": None})
+    assert changed.passed is None and first.passed is not None
+    assert second.model_fields_set == before
+    assert json.loads(first.model_dump_json()) == json.loads(fresh[0].model_dump_json())

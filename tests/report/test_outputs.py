@@ -20,7 +20,8 @@ from skillbench.report.cli import main as report_module_main
 from skillbench.report.html import decode_transcripts
 from skillbench.report.write import latex_escape
 
-CHROMIUM = Path("/usr/bin/chromium")
+# CI apt-installs chromium there; SKILLBENCH_CHROMIUM points the tests at another build.
+CHROMIUM = Path(os.environ.get("SKILLBENCH_CHROMIUM", "/usr/bin/chromium"))
 
 
 @pytest.fixture(scope="module")

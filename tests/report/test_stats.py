@@ -144,3 +144,27 @@ def test_ratio_draws_and_percentile_ci() -> None:
     assert stats.percentile_ci(np.array([np.nan, np.nan])) == (None, None)
     low, high = stats.percentile_ci(np.arange(101, dtype=float))
     assert low == pytest.approx(2.5) and high == pytest.approx(97.5)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kendall_tau_is_bit_identical_to_scipy(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(2, 17)
+    # Pass rates on a coarse grid, so ties in either ranking are common.
+    a = [rng.randint(0, 8) / 8 for _ in range(n)]
+    b = [rng.randint(0, 8) / 8 for _ in range(n)]
+    expected = scipy_stats.kendalltau(a, b).statistic
+    got = stats.kendall_tau(a, b)
+    assert (got is None and math.isnan(expected)) or got == float(expected)
+
+
+def test_ratio_draws_many_equals_ratio_draws_per_column() -> None:
+    rng = np.random.default_rng(1)
+    weights = stats.bootstrap_weights(40, 300, seed=2)
+    numerators = rng.integers(0, 2, size=(40, 7)).astype(float)
+    denominators = np.maximum(numerators, rng.integers(0, 2, size=(40, 7)))
+    denominators[:, 3] = 0.0  # a statistic with no data: every draw NaN
+    many = stats.ratio_draws_many(weights, numerators, denominators)
+    for column in range(7):
+        single = stats.ratio_draws(weights, numerators[:, column], denominators[:, column])
+        assert np.array_equal(many[column], single, equal_nan=True)
