@@ -1,4 +1,5 @@
-"""End to end on a real offline sweep of the engine (simulated 3 × 3 grid), with the report callback.
+"""End to end on a real offline sweep of the engine (simulated 3 × 3 grid), with the report callback
+(registered in conf/config.yaml, so a plain sweep writes the report).
 
 Takes ~15 s (nine engine jobs), so it runs only with SKILLBENCH_INTEGRATION=1; the synthetic-folder
 tests cover the same logic in the default suite.
@@ -28,7 +29,7 @@ def test_report_of_a_real_sim_grid(tmp_path: Path) -> None:
     result = subprocess.run(
         [
             sys.executable, "-m", "skillbench", "experiment=sim_grid", "benchmark=smoke", "benchmark.limit=4",
-            "hydra.sweep.dir=sweep", "+hydra.callbacks.report._target_=skillbench.report.callback.ReportCallback",
+            "hydra.sweep.dir=sweep", "-m",
         ],
         cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
