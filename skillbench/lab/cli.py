@@ -57,7 +57,8 @@ def write_tables(out: Path, title: str, notes: list[str], tables: list[Table], m
     (out / "lab.tex").write_text("\n\n".join(latex_table(t) for t in tables) + "\n", encoding="utf-8")
     for table in tables:
         (out / f"{table.key}.csv").write_text(table_csv(table), encoding="utf-8")
-    payload = {**meta, "tables": [{"key": t.key, "title": t.title, "columns": t.columns, "rows": t.data} for t in tables]}
+    payload = {**meta, "tables": [{"key": t.key, "title": t.title, "columns": t.columns, "rows": t.data,
+                                        "footnotes": t.footnotes} for t in tables]}
     write_json_atomic(out / "lab.json", json.loads(json.dumps(payload, default=str)))
     return text
 
@@ -118,8 +119,9 @@ def validate_main(args: argparse.Namespace) -> int:
             "sources": len(lab.sources), "judges": [r.name for r in runs], "model_calls": calls,
             "simulated": any(r.simulated for r in runs)}
     print(write_tables(args.out, "Judge validity lab", notes, tables, meta), end="")
-    (args.out / "lab.png").write_bytes(detection_heatmap(tables[1]))
-    (args.out / "lab.html").write_text(lab_html("Judge validity lab", notes, tables, items, everyone), encoding="utf-8")
+    heatmap = detection_heatmap(tables[1])
+    (args.out / "lab.png").write_bytes(heatmap)
+    (args.out / "lab.html").write_text(lab_html("Judge validity lab", notes, tables, lab, everyone, heatmap), encoding="utf-8")
     print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.png, lab.html, {', '.join(t.key + '.csv' for t in tables)}")
     return 0
 

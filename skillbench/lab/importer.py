@@ -216,7 +216,8 @@ def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark) ->
         _require(isinstance(data["messages"], list) and data["messages"], "messages", "must be a non-empty list")
         raw = data["messages"]
     else:
-        _require(isinstance(data.get("turns"), list) and data["turns"], "turns", "a record needs 'messages' (OpenAI) or 'turns' (generic)")
+        _require("turns" in data, "turns", "a record needs 'messages' (OpenAI) or 'turns' (generic)")
+        _require(isinstance(data["turns"], list) and data["turns"], "turns", "must be a non-empty list")
         raw = _generic_messages(data["turns"])
     messages, records = _openai_messages(raw)
     record_id = meta.id or record_id

@@ -184,7 +184,69 @@ def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, se
             "CIs: percentile bootstrap over source rollouts.")
     for table in (summary, matrix, detail):
         table.footnotes.append(note)
-    return [summary, matrix, detail]
+    paraphrases = paraphrase_table(lab, runs, weights)
+    return [summary, matrix, detail, *([paraphrases] if paraphrases is not None else [])]
+
+
+@dataclass
+class ParaphraseFigures:
+    """One judge on one label-preserving paraphrase: verdict flips against the control and score shifts."""
+
+    flips: Rates
+    to_fail: int
+    to_pass: int
+    shifts: dict[str, float]
+
+
+def paraphrase_figures(lab: LabSet, run: JudgeRun, name: str, weights: np.ndarray) -> ParaphraseFigures:
+    """Flips (either way) and the mean per-dimension score change, paraphrase minus control: a judge free of
+    verbosity bias neither flips nor moves a score when the same actions are worded longer."""
+    pairs: list[tuple[str, bool | None]] = []
+    to_fail = to_pass = 0
+    shifts: dict[str, list[int]] = defaultdict(list)
+    for item in lab.of(name):
+        control = run.readings.get(lab.control[item.source_key].key) if item.source_key in lab.control else None
+        reading = run.readings[item.key]
+        if control is None or control.passed is None or reading.passed is None:
+            pairs.append((item.source_key, None))
+            continue
+        pairs.append((item.source_key, reading.passed != control.passed))
+        to_fail += control.passed and not reading.passed
+        to_pass += reading.passed and not control.passed
+        if reading.scores and control.scores:
+            for dim in DIMENSION_NAMES:
+                shifts[dim].append(reading.scores[dim] - control.scores[dim])
+    return ParaphraseFigures(_rates(lab, pairs, weights), to_fail, to_pass,
+                             {dim: float(np.mean(values)) for dim, values in shifts.items()})
+
+
+def paraphrase_table(lab: LabSet, runs: list[JudgeRun], weights: np.ndarray) -> Table | None:
+    """Verdict stability under rewording and verbosity bias under lengthening, per judge × paraphrase."""
+    if not lab.paraphrases:
+        return None
+    table = Table(
+        key="lab_paraphrase", title="Paraphrase and verbosity bias — verdict flips and score shifts against the control",
+        headers=["Judge", "Paraphrase", "n", "Flips %", "Flips 95% CI", "Pass → fail", "Fail → pass",
+                 "Mean score Δ", "Largest shift"],
+        data_headers=["judge", "paraphrase", "n", "flip_rate", "flip_ci_low", "flip_ci_high", "pass_to_fail", "fail_to_pass",
+                      "mean_score_shift", "largest_shift_dimension", "largest_shift"],
+        latex=True,
+    )
+    for name in lab.paraphrases:
+        for run in runs:
+            f = paraphrase_figures(lab, run, name, weights)
+            low, high = percentile_ci(f.flips.draws) if f.flips.rate is not None else (None, None)
+            mean = float(np.mean(list(f.shifts.values()))) if f.shifts else None
+            dim, value = max(f.shifts.items(), key=lambda kv: abs(kv[1])) if f.shifts else (None, None)
+            largest = "—" if dim is None or value is None else ("none" if value == 0 else f"{DIMENSION_BY_NAME[dim].header} ({value:+.2f})")
+            table.display.append([_name(run), name, str(f.flips.n), pct(f.flips.rate), ci(low, high), str(f.to_fail),
+                                  str(f.to_pass), "—" if mean is None else f"{mean:+.2f}", largest])
+            table.data.append([run.name, name, f.flips.n, f.flips.rate, low, high, f.to_fail, f.to_pass, mean, dim, value])
+    table.footnotes.append("Both paraphrases keep every call and the final state, so the right verdict is the control's. "
+                           "Score Δ: paraphrase minus control, 1–5 scale, mean over pairs (and over the five dimensions for "
+                           "the mean); a positive shift under paraphrase_lengthened means the judge favours longer answers "
+                           "(verbosity bias). CIs: percentile bootstrap over source rollouts.")
+    return table
 
 
 def _mean_kappa(runs: list[JudgeRun], pick: str) -> float | None:
@@ -211,14 +273,14 @@ def sampling_table(runs: list[JudgeRun]) -> Table | None:
     for run in runs:
         rows = [r for r in run.readings.values() if len(r.sample_passes) == run.samples and run.samples > 1]
         if not rows:
-            table.display.append([run.name, str(run.samples), "0", "—", "—", "—"])
+            table.display.append([_name(run), str(run.samples), "0", "—", "—", "—"])
             table.data.append([run.name, run.samples, 0, None, None, None])
             continue
         pairs = [(a == b) for r in rows for i, a in enumerate(r.sample_passes) for b in r.sample_passes[i + 1 :]]
         counts = np.array([[sum(r.sample_passes), run.samples - sum(r.sample_passes)] for r in rows])
         agreement, kappa = float(np.mean(pairs)), fleiss_kappa(counts)
         changed = float(np.mean([r.passed != r.first_sample_passed for r in rows]))
-        table.display.append([run.name, str(run.samples), str(len(rows)), pct(agreement), num(kappa), pct(changed)])
+        table.display.append([_name(run), str(run.samples), str(len(rows)), pct(agreement), num(kappa), pct(changed)])
         table.data.append([run.name, run.samples, len(rows), agreement, kappa, changed])
     single, voted = _mean_kappa(runs, "first_sample_passed"), _mean_kappa(runs, "passed")
     delta = None if single is None or voted is None else voted - single

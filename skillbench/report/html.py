@@ -102,7 +102,8 @@ def _verdict(passed: Any) -> str:
     return '<span class="none">no verdict</span>'
 
 
-def _messages(rollout: Rollout) -> str:
+def messages_html(rollout: Rollout) -> str:
+    """A rollout's messages, calls and results as HTML (the system prompt left out); the lab's page uses it too."""
     records = {r.call_id: r for r in rollout.tool_calls}
     out: list[str] = []
     for message in rollout.messages:
@@ -235,7 +236,7 @@ def _transcript(unit_id: str, agent: str, rows: list[ResultRow], finder: Transcr
     if first.infra_error:
         body.append(f'<p class="banner">Infrastructure error: {escape(first.infra_error)}</p>')
     if isinstance(rollout, Rollout):
-        body.append(_messages(rollout))
+        body.append(messages_html(rollout))
     elif rollout is not None:
         body.append(_raw(rollout))
     if problem:
@@ -251,20 +252,26 @@ def _transcript_section(units: dict[str, tuple[str, Path, list[ResultRow]]], fin
     chunks: dict[str, dict[str, str]] = {}
     for unit_id, (agent, job, rows) in units.items():
         chunks.setdefault(agent, {})[unit_id] = _transcript(unit_id, agent, rows, finder, job)
+    return embedded_transcripts(chunks, 'follow a "transcript" link in the cells above to open one')
+
+
+def embedded_transcripts(chunks: dict[str, dict[str, str]], hint: str) -> str:
+    """The transcripts section (``hint`` is trusted HTML): ``chunks`` maps a group name (one gzip chunk each, decoded on first use) to
+    articles by id; a link to ``#<id>`` shows that article. The lab's page embeds its transcripts the same way."""
     index: dict[str, int] = {}
     blobs = []
-    for number, (agent, articles) in enumerate(chunks.items()):
+    for number, (group, articles) in enumerate(chunks.items()):
         index.update(dict.fromkeys(articles, number))
         # mtime=0: equal reports give byte-identical pages.
         data = gzip.compress(json.dumps(articles, ensure_ascii=False).encode("utf-8"), compresslevel=6, mtime=0)
         blobs.append(
-            f'<script type="application/gzip" id="tr-chunk-{number}" data-agent="{escape(agent)}">'
+            f'<script type="application/gzip" id="tr-chunk-{number}" data-agent="{escape(group)}">'
             f"{base64.b64encode(data).decode()}</script>"
         )
     index_json = json.dumps(index).replace("</", "<\\/")
     return (
         '<section id="transcripts"><h2>Transcripts</h2>'
-        f'<p class="foot">{len(index)} transcript(s); follow a "transcript" link in the cells above to open one '
+        f'<p class="foot">{len(index)} transcript(s); {hint} '
         "(needs JavaScript).</p>"
         '<div id="transcript-view"></div>'
         f'<script type="application/json" id="tr-index">{index_json}</script>{"".join(blobs)}'
