@@ -15,10 +15,10 @@ from skillbench.benchmark import load_benchmark
 from skillbench.config import RunConfig
 from skillbench.core.errors import ConfigError
 from skillbench.lab.config import compose_runs
-from skillbench.lab.importer import applicable_checks, load_imported
+from skillbench.lab.importer import applicable_checks, human_labels, load_imported
 from skillbench.lab.judging import JudgeRun, Subject, judge_runs, lab_subjects, panel_run, rule_run
 from skillbench.lab.labelled import build_labelled_set
-from skillbench.lab.metrics import LabSet, human_table, sampling_table, validity_tables
+from skillbench.lab.metrics import LabSet, human_labels_table, human_table, sampling_table, validity_tables
 from skillbench.lab.pages import detection_heatmap, lab_html
 from skillbench.lab.sources import source_rollouts
 from skillbench.report.tables import Table, markdown_table
@@ -68,6 +68,7 @@ def validate_imported(args: argparse.Namespace, judge_configs: list[RunConfig]) 
     loaded = [pair for run in args.run for pair in load_imported(run)]
     subjects = [Subject(i.rollout.key, i.rollout, i.context.scenario, i.context.skill) for i, _ in loaded]
     human = {i.rollout.key: row.passed for i, row in loaded if row.passed is not None}
+    other_labels = {i.rollout.key: human_labels(i.context.labels) for i, _ in loaded if i.context.labels is not None}
     if not human:
         raise ConfigError(f"no human pass/fail labels in {', '.join(map(str, args.run))}. Fix: add metadata.labels.passed and import again")
     benchmark = load_benchmark(judge_configs[0].benchmark.source)
@@ -82,8 +83,11 @@ def validate_imported(args: argparse.Namespace, judge_configs: list[RunConfig]) 
         notes += ["", SIMULATED_NOTE]
     meta = {"imported": len(subjects), "human_labels": len(human), "judges": [r.name for r in runs], "model_calls": calls,
             "simulated": any(r.simulated for r in runs)}
-    print(write_tables(args.out, "Judges against human labels", notes, [human_table(everyone, human)], meta), end="")
-    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab_human.csv")
+    tables = [human_table(everyone, human)]
+    detail = human_labels_table(everyone, other_labels)
+    tables += [detail] if detail is not None else []
+    print(write_tables(args.out, "Judges against human labels", notes, tables, meta), end="")
+    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, {', '.join(t.key + '.csv' for t in tables)}")
     return 0
 
 

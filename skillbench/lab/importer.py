@@ -45,6 +45,16 @@ class HumanLabels(BaseModel):
     dimensions: dict[str, int] = Field(default_factory=dict, description="Rubric dimension → 1-5 score.")
 
 
+def human_labels(labels: HumanLabels) -> dict[str, bool | str | int]:
+    """The labels a person gave besides pass/fail, flat: ``outcome``, ``hallucinated_action``, one key per dimension."""
+    flat: dict[str, bool | str | int] = dict(labels.dimensions)
+    if labels.outcome is not None:
+        flat["outcome"] = labels.outcome
+    if labels.hallucinated_action is not None:
+        flat["hallucinated_action"] = labels.hallucinated_action
+    return flat
+
+
 class Metadata(BaseModel):
     """Per-conversation metadata; every field is optional."""
 

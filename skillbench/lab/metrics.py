@@ -4,7 +4,7 @@ together), the rubric dimension that moved, and verdict flips under label-preser
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 import numpy as np
@@ -306,4 +306,51 @@ def human_table(runs: list[JudgeRun], human: dict[str, bool]) -> Table:
         table.display.append([_name(run), str(len(keys)), pct(accuracy), num(kappa), *map(str, cells)])
         table.data.append([run.name, len(keys), accuracy, kappa, *cells])
     table.footnotes.append("Human labels are the reference; transcripts without a human pass/fail are left out.")
+    return table
+
+
+HumanLabel = bool | str | int
+
+
+def human_labels_table(runs: list[JudgeRun], human: dict[str, dict[str, HumanLabel]]) -> Table | None:
+    """Each judge against every other label people gave (outcome, hallucination flag, each rubric dimension):
+    agreement, Cohen's κ (dimensions as categories 1–5), and the most frequent disagreement, human → judge."""
+    names = ["outcome", "hallucinated_action", *DIMENSION_NAMES]
+    present = [n for n in names if any(n in labels for labels in human.values())]
+    if not present:
+        return None
+    table = Table(key="lab_human_labels", title="Agreement with human labels (outcome, hallucination flag, rubric dimensions)",
+                  headers=["Judge", "Label", "n", "Agreement %", "κ", "Within 1 point %", "Mean Δ (judge − human)",
+                           "Most frequent disagreement (human → judge)"],
+                  data_headers=["judge", "label", "n", "agreement", "kappa", "within_one", "mean_difference",
+                                "top_disagreement", "top_disagreement_count"], latex=True)
+
+    def judged(reading: Reading, name: str) -> HumanLabel | None:
+        if name == "outcome":
+            return reading.outcome
+        if name == "hallucinated_action":
+            return reading.hallucinated
+        return reading.scores.get(name)
+
+    for run in runs:
+        for name in present:
+            pairs = [(labels[name], judged(run.readings[key], name)) for key, labels in human.items()
+                     if name in labels and key in run.readings]
+            pairs = [(h, j) for h, j in pairs if j is not None]
+            if not pairs:
+                continue  # the rule baseline gives no scores, flag or outcome
+            theirs, ours = [h for h, _ in pairs], [j for _, j in pairs]
+            agreement = sum(h == j for h, j in pairs) / len(pairs)
+            kappa = cohen_kappa([str(h) for h in theirs], [str(j) for j in ours])
+            numeric = name in DIMENSION_NAMES
+            within = sum(abs(int(h) - int(j)) <= 1 for h, j in pairs) / len(pairs) if numeric else None
+            mean = float(np.mean([int(j) - int(h) for h, j in pairs])) if numeric else None
+            misses = Counter((str(h), str(j)) for h, j in pairs if h != j).most_common(1)
+            top = f"{misses[0][0][0]} → {misses[0][0][1]} ({misses[0][1]})" if misses else "none"
+            table.display.append([_name(run), name, str(len(pairs)), pct(agreement), num(kappa), pct(within),
+                                  "—" if mean is None else f"{mean:+.2f}", top])
+            table.data.append([run.name, name, len(pairs), agreement, kappa, within, mean,
+                               f"{misses[0][0][0]} → {misses[0][0][1]}" if misses else None, misses[0][1] if misses else 0])
+    table.footnotes.append("Only the labels people gave are compared; a judge's outcome is its task_completion, its flag "
+                           "hallucinated_action. The rule checks give neither and are left out.")
     return table

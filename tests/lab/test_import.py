@@ -11,6 +11,7 @@ import pytest
 
 from skillbench.benchmark import load_benchmark
 from skillbench.cli import main
+from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.lab.importer import applicable_checks, parse_record
 from skillbench.report import load_results
 from skillbench.report.html import decode_transcripts
@@ -77,8 +78,13 @@ def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.Cap
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "Agreement with human labels" in out and "not real judges" in out
-    rows = json.loads((tmp_path / "lab" / "lab.json").read_text())["tables"][0]["rows"]
+    tables = json.loads((tmp_path / "lab" / "lab.json").read_text())["tables"]
+    rows = tables[0]["rows"]
     assert {r[0] for r in rows} == {"sim_strict", "rule checks"} and all(r[1] == 10 for r in rows)
+    # the other labels people gave: outcome, flag and every dimension, judge by judge (the rules give none)
+    labels = {(r[0], r[1]): r for r in tables[1]["rows"]}
+    assert set(labels) == {("sim_strict", n) for n in ("outcome", "hallucinated_action", *DIMENSION_NAMES)}
+    assert all(0 <= r[3] <= 1 for r in labels.values()) and labels[("sim_strict", "outcome")][5] is None
     assert main(args) == 0 and "model calls this run: 0." in capsys.readouterr().out
     shutil.rmtree(run)
     assert main(args) == 2  # the folder is gone: one clear error
