@@ -131,5 +131,12 @@ def validate_main(args: argparse.Namespace) -> int:
 
 
 def judges_main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    # Options may come before, between or after the Hydra overrides: argparse leaves overrides that follow an
+    # option unparsed, so they are collected here (anything else unknown is still an error).
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    unknown = [a for a in extra if a.startswith("-")]
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.overrides = [*args.overrides, *extra]
     return validate_main(args)

@@ -58,9 +58,15 @@ def test_validate_sweeps_judges_and_reruns_from_the_store(tmp_path: Path, capsys
     assert "model calls this run: 0." in capsys.readouterr().out
 
 
-def test_a_glob_matching_no_judge_is_one_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_judge_name_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["judges", "validate", "judge=glob(nothing_*)"]) == 2
     assert "matches no option of judge" in capsys.readouterr().err
+    # options may sit between overrides; an unknown option name is one line that lists the options
+    assert main(["judges", "validate", "--boot", "10", "judge=nope"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown judge 'nope'. Fix: one of" in err[0] and "sim_strict" in err[0]
+    assert main(["judges", "validate", "judge=sim_strict", "--agents", "nobody", "benchmark=starter"]) == 2
+    assert "unknown agent 'nobody'" in capsys.readouterr().err
 
 
 def test_a_real_judge_config_through_litellm_to_a_local_stub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
