@@ -100,7 +100,7 @@ def validate_main(args: argparse.Namespace) -> int:
         raise ConfigError("--agents names no agent config. Fix: e.g. --agents sim_careful")
     base = [o for o in args.overrides if not o.lstrip("+~").startswith("judge")]
     source_configs = compose_runs([*base, f"agent={','.join(agents)}"])
-    benchmark, rollouts = source_rollouts(source_configs)
+    benchmark, rollouts, rollout_calls = source_rollouts(source_configs)
     store = ArtifactStore(judge_configs[0].store.root)
     items = build_labelled_set(benchmark, rollouts, store)
     if not items:
@@ -113,14 +113,15 @@ def validate_main(args: argparse.Namespace) -> int:
     tables = validity_tables(lab, everyone, n_boot=args.boot, seed=args.seed)
     samples = sampling_table(runs)
     tables += [samples] if samples is not None else []
-    calls = sum(r.model_calls for r in runs)
+    calls = sum(r.model_calls for r in runs) + rollout_calls
     notes = [f"{len(items)} labelled transcripts ({len(lab.defects)} perturbation types, {len(lab.sources)} sources from "
              f"{', '.join(agents)} on {judge_configs[0].benchmark.name}); judges: {', '.join(r.name for r in runs)}; "
-             f"model calls this run: {calls}."]
+             f"model calls this run: {calls}." + (f" Of these, {rollout_calls} produced the missing source rollouts."
+                                                   if rollout_calls else "")]
     if any(r.simulated for r in runs):
         notes += ["", SIMULATED_NOTE]
     meta = {"labelled_transcripts": len(items), "perturbations": lab.defects, "paraphrases": lab.paraphrases,
-            "sources": len(lab.sources), "judges": [r.name for r in runs], "model_calls": calls,
+            "sources": len(lab.sources), "judges": [r.name for r in runs], "model_calls": calls, "rollout_model_calls": rollout_calls,
             "simulated": any(r.simulated for r in runs)}
     print(write_tables(args.out, "Judge validity lab", notes, tables, meta), end="")
     heatmap = detection_heatmap(tables[1])
