@@ -220,6 +220,11 @@ def paraphrase_figures(lab: LabSet, run: JudgeRun, name: str, weights: np.ndarra
                              {dim: float(np.mean(values)) for dim, values in shifts.items()})
 
 
+def _signed(value: float | None) -> str:
+    """+0.12 / -0.12, and +0.00 for a tiny negative mean (not -0.00)."""
+    return "—" if value is None else f"{round(value, 2) + 0.0:+.2f}"
+
+
 def paraphrase_table(lab: LabSet, runs: list[JudgeRun], weights: np.ndarray) -> Table | None:
     """Verdict stability under rewording and verbosity bias under lengthening, per judge × paraphrase."""
     if not lab.paraphrases:
@@ -240,7 +245,7 @@ def paraphrase_table(lab: LabSet, runs: list[JudgeRun], weights: np.ndarray) -> 
             dim, value = max(f.shifts.items(), key=lambda kv: abs(kv[1])) if f.shifts else (None, None)
             largest = "—" if dim is None or value is None else ("none" if value == 0 else f"{DIMENSION_BY_NAME[dim].header} ({value:+.2f})")
             table.display.append([_name(run), name, str(f.flips.n), pct(f.flips.rate), ci(low, high), str(f.to_fail),
-                                  str(f.to_pass), "—" if mean is None else f"{mean:+.2f}", largest])
+                                  str(f.to_pass), _signed(mean), largest])
             table.data.append([run.name, name, f.flips.n, f.flips.rate, low, high, f.to_fail, f.to_pass, mean, dim, value])
     table.footnotes.append("Both paraphrases keep every call and the final state, so the right verdict is the control's. "
                            "Score Δ: paraphrase minus control, 1–5 scale, mean over pairs (and over the five dimensions for "
@@ -348,7 +353,7 @@ def human_labels_table(runs: list[JudgeRun], human: dict[str, dict[str, HumanLab
             misses = Counter((str(h), str(j)) for h, j in pairs if h != j).most_common(1)
             top = f"{misses[0][0][0]} → {misses[0][0][1]} ({misses[0][1]})" if misses else "none"
             table.display.append([_name(run), name, str(len(pairs)), pct(agreement), num(kappa), pct(within),
-                                  "—" if mean is None else f"{mean:+.2f}", top])
+                                  _signed(mean), top])
             table.data.append([run.name, name, len(pairs), agreement, kappa, within, mean,
                                f"{misses[0][0][0]} → {misses[0][0][1]}" if misses else None, misses[0][1] if misses else 0])
     table.footnotes.append("Only the labels people gave are compared; a judge's outcome is its task_completion, its flag "
