@@ -67,6 +67,14 @@ def test_rule_checks_run_only_where_the_data_allows() -> None:
     bare = parse_record(record, "r1", "x", benchmark)
     assert {c.name for c in applicable_checks(bare)} == {"termination_reached"}
     assert "required_tools_invoked" in bare.context.not_applicable
+    # a skill of the benchmark and the path taken: the tools that path always requires are checked
+    record["metadata"] |= {"skill_id": "retail_change_delivery_address", "path": "happy_path"}
+    skilled = parse_record(record, "r1", "x", benchmark)
+    required = next(c for c in applicable_checks(skilled) if c.name == "required_tools_invoked")
+    assert not required.passed and "identity.verify_shopper" in required.detail
+    record["metadata"]["path"] = "transfer"  # that skill has no transfer scenario
+    with pytest.raises(ValueError, match=r"metadata\.path: skill 'retail_change_delivery_address' has no scenario on path 'transfer'"):
+        parse_record(record, "r1", "x", benchmark)
 
 
 def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
