@@ -19,7 +19,7 @@ from skillbench.lab.importer import applicable_checks, human_labels, load_import
 from skillbench.lab.judging import JudgeRun, Subject, judge_runs, lab_subjects, panel_run, rule_run
 from skillbench.lab.labelled import build_labelled_set
 from skillbench.lab.metrics import LabSet, human_labels_table, human_table, sampling_table, validity_tables
-from skillbench.lab.pages import detection_heatmap, lab_html
+from skillbench.lab.pages import detection_heatmap, human_html, lab_html
 from skillbench.lab.sources import source_rollouts
 from skillbench.report.tables import Table, markdown_table
 from skillbench.report.write import latex_table, table_csv
@@ -87,7 +87,10 @@ def validate_imported(args: argparse.Namespace, judge_configs: list[RunConfig]) 
     detail = human_labels_table(everyone, other_labels)
     tables += [detail] if detail is not None else []
     print(write_tables(args.out, "Judges against human labels", notes, tables, meta), end="")
-    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, {', '.join(t.key + '.csv' for t in tables)}")
+    page = human_html("Judges against human labels", notes, tables, {s.key: s.rollout for s in subjects}, human,
+                      dict(other_labels), everyone)
+    (args.out / "lab.html").write_text(page, encoding="utf-8")
+    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.html, {', '.join(t.key + '.csv' for t in tables)}")
     return 0
 
 

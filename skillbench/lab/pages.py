@@ -13,6 +13,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from skillbench.core.records import Rollout
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.lab.judging import JudgeRun, Reading
 from skillbench.lab.labelled import CONTROL
@@ -138,24 +139,105 @@ def _cells(lab: LabSet, runs: list[JudgeRun]) -> str:
     return "".join(parts)
 
 
-def lab_html(title: str, notes: list[str], tables: list[Table], lab: LabSet, runs: list[JudgeRun], heatmap: bytes) -> str:
-    """One self-contained page, built like the report's: the tables, whose cells open the list of
-    transcripts behind them (each judge's verdict and what it means against the label), and every
-    labelled transcript, embedded compressed per perturbation and shown when a link to it is followed."""
+def _page(title: str, notes: list[str], tables: list[Table], links: Callable[[Table], Callable[[int, int], str | None]],
+          sections: list[tuple[str, str, str]], chunks: dict[str, dict[str, str]], heatmap: bytes | None = None) -> str:
+    """The page scaffold shared by both lab pages, built like the report's: header with the notes (the
+    simulated-judge warning as a banner), the linked tables, optional plot, the cell lists, the transcripts."""
     banner = [n.lstrip("> ") for n in notes if n.startswith(">")]
     text = [n for n in notes if n and not n.startswith(">")]
     parts = [f"<header><h1>{html.escape(title)}</h1>", *(f"<p>{html.escape(n)}</p>" for n in text),
              *(f'<p class="banner">{html.escape(b)}</p>' for b in banner), "</header>"]
-    nav = [(t.key, t.title.split(" —")[0]) for t in tables] + [("plot", "Plot"), ("cells", "Cells"), ("transcripts", "Transcripts")]
+    nav = [(t.key, t.title.split(" —")[0]) for t in tables] + ([("plot", "Plot")] if heatmap else [])
+    nav += [(key, label) for key, label, _ in sections] + [("transcripts", "Transcripts")]
     parts.append("<nav>" + "".join(f'<a href="#{k}">{html.escape(label)}</a>' for k, label in nav) + "</nav>")
-    parts += [html_table(t, _links(t)) for t in tables]
-    parts.append(f'<section id="plot"><h2>Plot</h2><img alt="detection heatmap" '
-                 f'src="data:image/png;base64,{base64.b64encode(heatmap).decode()}"></section>')
-    parts.append(_cells(lab, runs))
-    chunks: dict[str, dict[str, str]] = {}
-    for item in lab.items:
-        chunks.setdefault(item.perturbation, {})[_tr_id(item)] = _article(lab, item, runs)
+    parts += [html_table(t, links(t)) for t in tables]
+    if heatmap:
+        parts.append(f'<section id="plot"><h2>Plot</h2><img alt="detection heatmap" '
+                     f'src="data:image/png;base64,{base64.b64encode(heatmap).decode()}"></section>')
+    parts += [body for _, _, body in sections]
     parts.append(embedded_transcripts(chunks, "follow a cell of the tables above, then a transcript link"))
     return ('<!doctype html><html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>{''.join(parts)}</body></html>")
+
+
+def lab_html(title: str, notes: list[str], tables: list[Table], lab: LabSet, runs: list[JudgeRun], heatmap: bytes) -> str:
+    """One self-contained page: the tables, whose cells open the list of transcripts behind them (each
+    judge's verdict and what it means against the label), and every labelled transcript, embedded
+    compressed per perturbation and shown when a link to it is followed."""
+    chunks: dict[str, dict[str, str]] = {}
+    for item in lab.items:
+        chunks.setdefault(item.perturbation, {})[_tr_id(item)] = _article(lab, item, runs)
+    return _page(title, notes, tables, _links, [("cells", "Cells", _cells(lab, runs))], chunks, heatmap)
+
+
+# ----------------------------------------------------------------------------- imported conversations
+
+def _judged(reading: Reading, label: str) -> object:
+    """A judge's value for a human label name: outcome, the hallucination flag, or a dimension score."""
+    if label == "outcome":
+        return reading.outcome or "—"
+    if label == "hallucinated_action":
+        return "—" if reading.hallucinated is None else reading.hallucinated
+    return reading.scores.get(label, "—")
+
+
+CONFUSION = ("both pass", "human pass, judge fail", "human fail, judge pass", "both fail")
+
+
+def _confusion(human: bool, judge: bool) -> str:
+    return CONFUSION[(0 if human else 2) + (0 if judge else 1)]
+
+
+def _human_article(key: str, rollout: Rollout, labels: dict[str, object], human: bool | None, runs: list[JudgeRun]) -> str:
+    given = ", ".join(f"{k} {v}" for k, v in labels.items()) or "none"
+    rows = []
+    for run in runs:
+        reading = run.readings.get(key)
+        flagged = "—" if reading is None or reading.hallucinated is None else ("yes" if reading.hallucinated else "no")
+        rows.append(f"<tr><td>{html.escape(run.name)}</td><td>{_verdict(None if reading is None else reading.passed)}</td>"
+                    f"<td>{html.escape((reading.outcome if reading else None) or '—')}</td><td>{_scores(reading)}</td><td>{flagged}</td></tr>")
+    headers = "".join(f"<th>{h}</th>" for h in ("Judge", "Verdict", "Outcome", f"Scores ({', '.join(DIMENSION_HEADERS[d] for d in DIMENSION_NAMES)})", "Halluc. flag"))
+    return (f'<article class="transcript" id="{anchor("tr", key)}"><h3>{html.escape(rollout.agent)} — {html.escape(rollout.scenario_id)}</h3>'
+            f'<p class="foot">human: {_verdict(human)} · other labels: {html.escape(given)} · rollout {html.escape(key)}</p>'
+            f"{messages_html(rollout)}<table><tr>{headers}</tr>{''.join(rows)}</table></article>")
+
+
+def human_html(title: str, notes: list[str], tables: list[Table], rollouts: dict[str, Rollout], human: dict[str, bool],
+               labels: dict[str, dict[str, object]], runs: list[JudgeRun]) -> str:
+    """The page for ``judges validate --run``: each confusion count and each label row opens the
+    conversations behind it; every conversation shows the people's labels next to every judge's reading."""
+    lists: list[str] = ['<section id="cells"><h2>Cells — the conversations behind each count</h2>']
+
+    def listing(anchor_id: str, heading: str, rows: list[tuple[str, str, str]]) -> str:
+        """rows: (rollout key, the people's value, the judge's value)."""
+        cells = "".join(f"<tr><td>{html.escape(rollouts[k].scenario_id)}</td><td>{html.escape(h)}</td><td>{html.escape(j)}</td>"
+                        f'<td><a href="#{anchor("tr", k)}">transcript</a></td></tr>' for k, h, j in rows)
+        return (f'<div class="cell" id="{anchor_id}"><h3>{html.escape(heading)}</h3><p class="foot">{len(rows)} conversation(s)</p>'
+                f"<table><tr><th>Conversation</th><th>Human</th><th>Judge</th><th></th></tr>{cells}</table></div>")
+
+    for run in runs:
+        judged = [k for k in human if k in run.readings and run.readings[k].passed is not None]
+        for name in CONFUSION:
+            rows = [(k, _verdict(human[k]), _verdict(run.readings[k].passed)) for k in judged
+                    if _confusion(human[k], bool(run.readings[k].passed)) == name]
+            lists.append(listing(anchor("cell", "human", run.name, name), f"{run.name}: {name}", rows))
+        for label in sorted({n for given in labels.values() for n in given}):
+            pairs = [(k, str(given[label]), str(_judged(run.readings[k], label))) for k, given in labels.items()
+                     if label in given and k in run.readings]
+            pairs.sort(key=lambda row: row[1] == row[2])  # disagreements first
+            lists.append(listing(anchor("cell", "label", run.name, label), f"{run.name}: {label} (disagreements first)", pairs))
+    lists.append("</section>")
+
+    def links(table: Table) -> Callable[[int, int], str | None]:
+        def link(i: int, j: int) -> str | None:
+            row = table.data[i]
+            if table.key == "lab_human" and j >= 4:  # the four confusion counts
+                return anchor("cell", "human", str(row[0]), CONFUSION[j - 4])
+            if table.key == "lab_human_labels":
+                return anchor("cell", "label", str(row[0]), str(row[1]))
+            return None
+        return link
+
+    articles = {anchor("tr", k): _human_article(k, r, labels.get(k, {}), human.get(k), runs) for k, r in rollouts.items()}
+    return _page(title, notes, tables, links, [("cells", "Cells", "".join(lists))], {"imported": articles})

@@ -4,6 +4,7 @@ bad records are named (file, line, field) and skipped; rule checks run only wher
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -93,6 +94,13 @@ def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.Cap
     labels = {(r[0], r[1]): r for r in tables[1]["rows"]}
     assert set(labels) == {("sim_strict", n) for n in ("outcome", "hallucinated_action", *DIMENSION_NAMES)}
     assert all(0 <= r[3] <= 1 for r in labels.values()) and labels[("sim_strict", "outcome")][5] is None
+    page = (tmp_path / "lab" / "lab.html").read_text()
+    articles = decode_transcripts(page)
+    counts = page[page.index('<section id="lab_human"'):].split("</section>")[0]
+    targets = re.findall(r'href="#([^"]+)"', counts)
+    assert len(articles) == 10 and len(targets) == 2 * 4  # each confusion count of both rows opens its conversations
+    assert set(targets) <= set(re.findall(r'id="([^"]+)"', page))
+    assert set(re.findall(r'href="#(tr-[^"]+)"', page)) == set(articles)
     assert main(args) == 0 and "model calls this run: 0." in capsys.readouterr().out
     shutil.rmtree(run)
     assert main(args) == 2  # the folder is gone: one clear error
