@@ -112,13 +112,7 @@ def figures(lab: LabSet, run: JudgeRun, weights: np.ndarray) -> JudgeFigures:
                 flagged.append(reading.hallucinated)
         moves[name] = {dim: float(np.mean(values)) for dim, values in drops.items()}
         flags[name] = float(np.mean(flagged)) if flagged else None
-    flip_pairs = []
-    for name in lab.paraphrases:
-        for item in lab.of(name):
-            control = controls.get(item.source_key)
-            reading = run.readings[item.key]
-            same = None if control is None or control.passed is None or reading.passed is None else reading.passed != control.passed
-            flip_pairs.append((item.source_key, same))
+    flip_pairs = [pair for name in lab.paraphrases for pair in paraphrase_figures(lab, run, name, weights).pairs]
     return JudgeFigures(run, spec, _rates(lab, pooled_pairs, weights), per_defect, _rates(lab, flip_pairs, weights), moves, flags)
 
 
@@ -196,6 +190,7 @@ class ParaphraseFigures:
     to_fail: int
     to_pass: int
     shifts: dict[str, float]
+    pairs: list[tuple[str, bool | None]]  # (source, flipped) per item: pooled over paraphrases in the summary
 
 
 def paraphrase_figures(lab: LabSet, run: JudgeRun, name: str, weights: np.ndarray) -> ParaphraseFigures:
@@ -217,7 +212,7 @@ def paraphrase_figures(lab: LabSet, run: JudgeRun, name: str, weights: np.ndarra
             for dim in DIMENSION_NAMES:
                 shifts[dim].append(reading.scores[dim] - control.scores[dim])
     return ParaphraseFigures(_rates(lab, pairs, weights), to_fail, to_pass,
-                             {dim: float(np.mean(values)) for dim, values in shifts.items()})
+                             {dim: float(np.mean(values)) for dim, values in shifts.items()}, pairs)
 
 
 def _signed(value: float | None) -> str:
