@@ -71,23 +71,28 @@ def _scores(reading: Reading | None) -> str:
     return " ".join(str(reading.scores[d]) for d in DIMENSION_NAMES)
 
 
+def _readings(key: str, runs: list[JudgeRun], column: str, value: Callable[[JudgeRun, Reading | None], str]) -> str:
+    """Every judge's reading of one transcript: verdict, ``column`` (from ``value``), scores and flag."""
+    rows = []
+    for run in runs:
+        reading = run.readings.get(key)
+        flagged = "—" if reading is None or reading.hallucinated is None else ("yes" if reading.hallucinated else "no")
+        rows.append(f"<tr><td>{html.escape(run.name)}</td><td>{_verdict(None if reading is None else reading.passed)}</td>"
+                    f"<td>{html.escape(value(run, reading))}</td><td>{_scores(reading)}</td><td>{flagged}</td></tr>")
+    scores = f"Scores ({', '.join(DIMENSION_HEADERS[d] for d in DIMENSION_NAMES)})"
+    headers = "".join(f"<th>{html.escape(h)}</th>" for h in ("Judge", "Verdict", column, scores, "Halluc. flag"))
+    return f"<table><tr>{headers}</tr>{''.join(rows)}</table>"
+
+
 def _article(lab: LabSet, item: LabelledTranscript, runs: list[JudgeRun]) -> str:
     label = item.label
     flag = {True: "must fire", False: "must not fire", None: "either"}[label.hallucination]
-    rows = []
-    for run in runs:
-        reading = run.readings.get(item.key)
-        flagged = "—" if reading is None or reading.hallucinated is None else ("yes" if reading.hallucinated else "no")
-        rows.append(f"<tr><td>{html.escape(run.name)}</td><td>{_verdict(None if reading is None else reading.passed)}</td>"
-                    f"<td>{html.escape(_outcome(lab, item, run))}</td><td>{_scores(reading)}</td><td>{flagged}</td></tr>")
-    judges = "".join(rows)
-    headers = "".join(f"<th>{h}</th>" for h in ("Judge", "Verdict", "Against the label", f"Scores ({', '.join(DIMENSION_HEADERS[d] for d in DIMENSION_NAMES)})", "Halluc. flag"))
     return (
         f'<article class="transcript" id="{_tr_id(item)}"><h3>{html.escape(item.perturbation)} — {html.escape(item.rollout.scenario_id)}</h3>'
         f'<p class="foot">{html.escape(label.kind)} · labelled dimension {html.escape(label.dimension or "none")} · hallucination flag {flag} · '
         f'expected {_verdict(label.expected_pass)} · edit: {html.escape(item.edit)} · source rollout {html.escape(item.source_key)} · '
         f"labelled transcript {html.escape(item.key)}</p>"
-        f"{messages_html(item.rollout)}<table><tr>{headers}</tr>{judges}</table></article>"
+        f"{messages_html(item.rollout)}{_readings(item.key, runs, 'Against the label', lambda run, _: _outcome(lab, item, run))}</article>"
     )
 
 
@@ -191,16 +196,9 @@ def _confusion(human: bool, judge: bool) -> str:
 
 def _human_article(key: str, rollout: Rollout, labels: dict[str, object], human: bool | None, runs: list[JudgeRun]) -> str:
     given = ", ".join(f"{k} {v}" for k, v in labels.items()) or "none"
-    rows = []
-    for run in runs:
-        reading = run.readings.get(key)
-        flagged = "—" if reading is None or reading.hallucinated is None else ("yes" if reading.hallucinated else "no")
-        rows.append(f"<tr><td>{html.escape(run.name)}</td><td>{_verdict(None if reading is None else reading.passed)}</td>"
-                    f"<td>{html.escape((reading.outcome if reading else None) or '—')}</td><td>{_scores(reading)}</td><td>{flagged}</td></tr>")
-    headers = "".join(f"<th>{h}</th>" for h in ("Judge", "Verdict", "Outcome", f"Scores ({', '.join(DIMENSION_HEADERS[d] for d in DIMENSION_NAMES)})", "Halluc. flag"))
     return (f'<article class="transcript" id="{anchor("tr", key)}"><h3>{html.escape(rollout.agent)} — {html.escape(rollout.scenario_id)}</h3>'
             f'<p class="foot">human: {_verdict(human)} · other labels: {html.escape(given)} · rollout {html.escape(key)}</p>'
-            f"{messages_html(rollout)}<table><tr>{headers}</tr>{''.join(rows)}</table></article>")
+            f"{messages_html(rollout)}{_readings(key, runs, 'Outcome', lambda _, r: (r.outcome if r else None) or '—')}</article>")
 
 
 def human_html(title: str, notes: list[str], tables: list[Table], rollouts: dict[str, Rollout], human: dict[str, bool],
