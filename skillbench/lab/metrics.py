@@ -312,6 +312,15 @@ def human_table(runs: list[JudgeRun], human: dict[str, bool]) -> Table:
 HumanLabel = bool | str | int
 
 
+def judge_value(reading: Reading, name: str) -> HumanLabel | None:
+    """A judge's value for a human label: ``outcome`` (task_completion), ``hallucinated_action``, or a dimension."""
+    if name == "outcome":
+        return reading.outcome
+    if name == "hallucinated_action":
+        return reading.hallucinated
+    return reading.scores.get(name)
+
+
 def human_labels_table(runs: list[JudgeRun], human: dict[str, dict[str, HumanLabel]]) -> Table | None:
     """Each judge against every other label people gave (outcome, hallucination flag, each rubric dimension):
     agreement, Cohen's κ (dimensions as categories 1–5), and the most frequent disagreement, human → judge."""
@@ -325,16 +334,9 @@ def human_labels_table(runs: list[JudgeRun], human: dict[str, dict[str, HumanLab
                   data_headers=["judge", "label", "n", "agreement", "kappa", "within_one", "mean_difference",
                                 "top_disagreement", "top_disagreement_count"], latex=True)
 
-    def judged(reading: Reading, name: str) -> HumanLabel | None:
-        if name == "outcome":
-            return reading.outcome
-        if name == "hallucinated_action":
-            return reading.hallucinated
-        return reading.scores.get(name)
-
     for run in runs:
         for name in present:
-            pairs = [(labels[name], judged(run.readings[key], name)) for key, labels in human.items()
+            pairs = [(labels[name], judge_value(run.readings[key], name)) for key, labels in human.items()
                      if name in labels and key in run.readings]
             pairs = [(h, j) for h, j in pairs if j is not None]
             if not pairs:

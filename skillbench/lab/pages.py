@@ -17,7 +17,7 @@ from skillbench.core.records import Rollout
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.lab.judging import JudgeRun, Reading
 from skillbench.lab.labelled import CONTROL
-from skillbench.lab.metrics import LabSet, detected
+from skillbench.lab.metrics import LabSet, detected, judge_value
 from skillbench.lab.records import LabelledTranscript
 from skillbench.report.html import CSS, anchor, embedded_transcripts, html_table, messages_html
 from skillbench.report.tables import DIMENSION_HEADERS, Table
@@ -43,6 +43,10 @@ def detection_heatmap(matrix: Table) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
     return buffer.getvalue()
+
+
+def _dash(value: object) -> object:
+    return "—" if value is None else value
 
 
 def _verdict(passed: bool | None) -> str:
@@ -178,15 +182,6 @@ def lab_html(title: str, notes: list[str], tables: list[Table], lab: LabSet, run
 
 # ----------------------------------------------------------------------------- imported conversations
 
-def _judged(reading: Reading, label: str) -> object:
-    """A judge's value for a human label name: outcome, the hallucination flag, or a dimension score."""
-    if label == "outcome":
-        return reading.outcome or "—"
-    if label == "hallucinated_action":
-        return "—" if reading.hallucinated is None else reading.hallucinated
-    return reading.scores.get(label, "—")
-
-
 CONFUSION = ("both pass", "human pass, judge fail", "human fail, judge pass", "both fail")
 
 
@@ -221,7 +216,7 @@ def human_html(title: str, notes: list[str], tables: list[Table], rollouts: dict
                     if _confusion(human[k], bool(run.readings[k].passed)) == name]
             lists.append(listing(anchor("cell", "human", run.name, name), f"{run.name}: {name}", rows))
         for label in sorted({n for given in labels.values() for n in given}):
-            pairs = [(k, str(given[label]), str(_judged(run.readings[k], label))) for k, given in labels.items()
+            pairs = [(k, str(given[label]), str(_dash(judge_value(run.readings[k], label)))) for k, given in labels.items()
                      if label in given and k in run.readings]
             pairs.sort(key=lambda row: row[1] == row[2])  # disagreements first
             lists.append(listing(anchor("cell", "label", run.name, label), f"{run.name}: {label} (disagreements first)", pairs))
