@@ -36,6 +36,8 @@ def test_fixture_imports_and_reports_like_any_run(tmp_path: Path, capsys: pytest
     transcripts = decode_transcripts((run / "report" / "report.html").read_text())  # embedded compressed
     assert any("the meter itself shows" in article for article in transcripts.values())
     assert main(["rescore", str(run), "pass_rule=lenient", "--formats", "md", "--draws", "20", "--quiet"]) == 0
+    assert main(["diff", str(run), str(run), "--json", str(tmp_path / "diff.json"), "--exit-code"]) == 0  # reads it, no change
+    assert json.loads((tmp_path / "diff.json").read_text())
 
 
 def test_malformed_records_are_named_and_the_rest_import(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
