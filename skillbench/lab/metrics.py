@@ -37,12 +37,15 @@ class LabSet:
         return [i for i in self.items if i.perturbation == perturbation]
 
 
-def detected(item: LabelledTranscript, reading: Reading, control: Reading | None) -> bool | None:
+def detected(item: LabelledTranscript, reading: Reading, control: Reading | None, *, alone: bool = False) -> bool | None:
     """A defect counts as detected when the verdict fails, or when the labelled dimension scores below the
-    same judge's score on the unperturbed control (a minor defect need not fail the pass rule)."""
-    if reading.passed is None:
+    same judge's score on the unperturbed control (a minor defect need not fail the pass rule).
+    ``alone``: the verdict of the judge's scores without the hard rule checks, so a defect a rule check
+    already fails is credited to the judge only if the judge saw it too."""
+    verdict = reading.judge_passed if alone else reading.passed
+    if verdict is None:
         return None
-    if reading.passed is False:
+    if verdict is False:
         return True
     dim = item.label.dimension
     if dim and control is not None and dim in reading.scores and dim in control.scores:
@@ -88,19 +91,26 @@ class JudgeFigures:
     flips: Rates
     dim_moves: dict[str, dict[str, float]]
     flag_rate: dict[str, float | None]
+    pooled_alone: Rates  # detection by the judge's scores alone (hard rule checks left out of the verdict)
+    per_defect_alone: dict[str, Rates]
 
 
 def figures(lab: LabSet, run: JudgeRun, weights: np.ndarray) -> JudgeFigures:
     controls = {s: run.readings.get(i.key) for s, i in lab.control.items()}
     spec = _rates(lab, [(s, None if r is None or r.passed is None else r.passed) for s, r in controls.items()], weights)
     per_defect: dict[str, Rates] = {}
+    per_defect_alone: dict[str, Rates] = {}
     moves: dict[str, dict[str, float]] = {}
     flags: dict[str, float | None] = {}
     pooled_pairs: list[tuple[str, bool | None]] = []
+    pooled_alone: list[tuple[str, bool | None]] = []
     for name in lab.defects:
         pairs = [(i.source_key, detected(i, run.readings[i.key], controls.get(i.source_key))) for i in lab.of(name)]
+        alone = [(i.source_key, detected(i, run.readings[i.key], controls.get(i.source_key), alone=True)) for i in lab.of(name)]
         pooled_pairs += pairs
+        pooled_alone += alone
         per_defect[name] = _rates(lab, pairs, weights)
+        per_defect_alone[name] = _rates(lab, alone, weights)
         drops: dict[str, list[int]] = defaultdict(list)
         flagged: list[bool] = []
         for item in lab.of(name):
@@ -113,7 +123,8 @@ def figures(lab: LabSet, run: JudgeRun, weights: np.ndarray) -> JudgeFigures:
         moves[name] = {dim: float(np.mean(values)) for dim, values in drops.items()}
         flags[name] = float(np.mean(flagged)) if flagged else None
     flip_pairs = [pair for name in lab.paraphrases for pair in paraphrase_figures(lab, run, name, weights).pairs]
-    return JudgeFigures(run, spec, _rates(lab, pooled_pairs, weights), per_defect, _rates(lab, flip_pairs, weights), moves, flags)
+    return JudgeFigures(run, spec, _rates(lab, pooled_pairs, weights), per_defect, _rates(lab, flip_pairs, weights), moves, flags,
+                        _rates(lab, pooled_alone, weights), per_defect_alone)
 
 
 def _most_moved(moves: dict[str, float]) -> str:
@@ -133,27 +144,29 @@ def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, se
     figs = [figures(lab, run, weights) for run in runs]
     summary = Table(
         key="lab_summary", title="Judge validity — summary per judge (labelled transcripts)",
-        headers=["Judge", "Controls", "Specificity %", "False alarms %", "Defects", "Sensitivity %", "Balanced acc. %",
-                 "BA 95% CI", "Paraphrase flips %", "Model calls"],
+        headers=["Judge", "Controls", "Specificity %", "False alarms %", "Defects", "Sensitivity %", "Judge alone %",
+                 "Balanced acc. %", "BA 95% CI", "Paraphrase flips %", "Model calls"],
         latex=True,
     )
     for f in figs:
         ba, low, high = _ba(f.pooled, f.specificity)
         false_alarm = None if f.specificity.rate is None else 1 - f.specificity.rate
         summary.display.append([_name(f.run), str(f.specificity.n), pct(f.specificity.rate), pct(false_alarm), str(f.pooled.n),
-                                pct(f.pooled.rate), pct(ba), ci(low, high), pct(f.flips.rate), str(f.run.model_calls)])
-        summary.data.append([f.run.name, f.specificity.n, f.specificity.rate, false_alarm, f.pooled.n, f.pooled.rate, ba, low,
-                             high, f.flips.rate, f.run.model_calls])
+                                pct(f.pooled.rate), pct(f.pooled_alone.rate), pct(ba), ci(low, high), pct(f.flips.rate),
+                                str(f.run.model_calls)])
+        summary.data.append([f.run.name, f.specificity.n, f.specificity.rate, false_alarm, f.pooled.n, f.pooled.rate,
+                             f.pooled_alone.rate, ba, low, high, f.flips.rate, f.run.model_calls])
     summary.data_headers = ["judge", "controls", "specificity", "false_alarm_rate", "defects", "sensitivity",
-                            "balanced_accuracy", "ba_ci_low", "ba_ci_high", "paraphrase_flip_rate", "model_calls"]
+                            "sensitivity_judge_alone", "balanced_accuracy", "ba_ci_low", "ba_ci_high", "paraphrase_flip_rate",
+                            "model_calls"]
     matrix = Table(key="lab_sensitivity", title="Judge validity — detection rate (%) per perturbation × judge",
                    headers=["Perturbation", "n", *[_name(f.run) for f in figs]], latex=True)
     detail = Table(
         key="lab_detail", title="Judge validity — per judge × perturbation",
-        headers=["Judge", "Perturbation", "n", "Detected %", "Balanced acc. %", "BA 95% CI", "Labelled dimension",
-                 "Δ labelled", "Moved most", "Halluc. flag %"],
-        data_headers=["judge", "perturbation", "n", "sensitivity", "balanced_accuracy", "ba_ci_low", "ba_ci_high",
-                      "labelled_dimension", "labelled_drop", "moved_most", "hallucination_flag_rate"],
+        headers=["Judge", "Perturbation", "n", "Detected %", "Judge alone %", "Balanced acc. %", "BA 95% CI",
+                 "Labelled dimension", "Δ labelled", "Moved most", "Halluc. flag %"],
+        data_headers=["judge", "perturbation", "n", "sensitivity", "sensitivity_judge_alone", "balanced_accuracy", "ba_ci_low",
+                      "ba_ci_high", "labelled_dimension", "labelled_drop", "moved_most", "hallucination_flag_rate"],
     )
     for name in lab.defects:
         label = lab.of(name)[0].label
@@ -164,17 +177,20 @@ def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, se
             rates = f.per_defect[name]
             ba, low, high = _ba(rates, f.specificity)
             drop = f.dim_moves[name].get(label.dimension or "")
-            detail.display.append([_name(f.run), name, str(rates.n), pct(rates.rate), pct(ba), ci(low, high),
+            alone = f.per_defect_alone[name].rate
+            detail.display.append([_name(f.run), name, str(rates.n), pct(rates.rate), pct(alone), pct(ba), ci(low, high),
                                    label.dimension or "—", num(drop), _most_moved(f.dim_moves[name]),
                                    pct(f.flag_rate[name])])
-            detail.data.append([f.run.name, name, rates.n, rates.rate, ba, low, high, label.dimension, drop,
+            detail.data.append([f.run.name, name, rates.n, rates.rate, alone, ba, low, high, label.dimension, drop,
                                 _most_moved(f.dim_moves[name]), f.flag_rate[name]])
     matrix.data_headers = ["perturbation", "n", *[f.run.name for f in figs]]
     specificity_row = ["control (specificity)", str(len(lab.control)), *[pct(f.specificity.rate) for f in figs]]
     matrix.display.append(specificity_row)
     matrix.data.append(["control (specificity)", len(lab.control), *[f.specificity.rate for f in figs]])
     note = (f"{len(lab.items)} labelled transcripts from {len(lab.sources)} clean source rollouts; detection = verdict "
-            "fails, or the labelled dimension scores below the same judge's score on the source's control. "
+            "fails, or the labelled dimension scores below the same judge's score on the source's control. Judge alone: "
+            "the same with the verdict of the judge's scores only (hard rule checks left out), so what a rule check "
+            "already fails is not credited to the judge. "
             "CIs: percentile bootstrap over source rollouts.")
     for table in (summary, matrix, detail):
         table.footnotes.append(note)
