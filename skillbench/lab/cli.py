@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 from skillbench.benchmark import load_benchmark
-from skillbench.config import RunConfig
 from skillbench.core.errors import ConfigError
 from skillbench.lab.config import compose_runs
 from skillbench.lab.importer import applicable_checks, human_labels, load_imported
@@ -63,9 +62,10 @@ def write_tables(out: Path, title: str, notes: list[str], tables: list[Table], m
     return text
 
 
-def validate_imported(args: argparse.Namespace, judge_configs: list[RunConfig]) -> int:
+def validate_imported(args: argparse.Namespace) -> int:
     """Judges on imported conversations, scored against the people's labels."""
-    loaded = [pair for run in args.run for pair in load_imported(run)]
+    loaded = [pair for run in args.run for pair in load_imported(run)]  # a bad folder fails before any config work
+    judge_configs = compose_runs(args.overrides)
     subjects = [Subject(i.rollout.key, i.rollout, i.context.scenario, i.context.skill) for i, _ in loaded]
     human = {i.rollout.key: row.passed for i, row in loaded if row.passed is not None}
     other_labels = {i.rollout.key: human_labels(i.context.labels) for i, _ in loaded if i.context.labels is not None}
@@ -95,9 +95,9 @@ def validate_imported(args: argparse.Namespace, judge_configs: list[RunConfig]) 
 
 
 def validate_main(args: argparse.Namespace) -> int:
-    judge_configs = compose_runs(args.overrides)
     if args.run:
-        return validate_imported(args, judge_configs)
+        return validate_imported(args)
+    judge_configs = compose_runs(args.overrides)
     agents = [a for a in args.agents.split(",") if a]
     if not agents:
         raise ConfigError("--agents names no agent config. Fix: e.g. --agents sim_careful")
