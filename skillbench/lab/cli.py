@@ -12,14 +12,13 @@ import json
 from pathlib import Path
 
 from skillbench.benchmark import load_benchmark
-from skillbench.config import RunConfig
 from skillbench.core.errors import ConfigError
 from skillbench.lab.config import compose_runs
-from skillbench.lab.importer import applicable_checks, load_imported
+from skillbench.lab.importer import applicable_checks, human_labels, load_imported
 from skillbench.lab.judging import JudgeRun, Subject, judge_runs, lab_subjects, panel_run, rule_run
 from skillbench.lab.labelled import build_labelled_set
-from skillbench.lab.metrics import LabSet, human_table, sampling_table, validity_tables
-from skillbench.lab.pages import detection_heatmap, lab_html
+from skillbench.lab.metrics import LabSet, human_labels_table, human_table, sampling_table, validity_tables
+from skillbench.lab.pages import detection_heatmap, human_html, lab_html
 from skillbench.lab.sources import source_rollouts
 from skillbench.report.tables import Table, markdown_table
 from skillbench.report.write import latex_table, table_csv
@@ -57,16 +56,19 @@ def write_tables(out: Path, title: str, notes: list[str], tables: list[Table], m
     (out / "lab.tex").write_text("\n\n".join(latex_table(t) for t in tables) + "\n", encoding="utf-8")
     for table in tables:
         (out / f"{table.key}.csv").write_text(table_csv(table), encoding="utf-8")
-    payload = {**meta, "tables": [{"key": t.key, "title": t.title, "columns": t.columns, "rows": t.data} for t in tables]}
+    payload = {**meta, "tables": [{"key": t.key, "title": t.title, "columns": t.columns, "rows": t.data,
+                                        "footnotes": t.footnotes} for t in tables]}
     write_json_atomic(out / "lab.json", json.loads(json.dumps(payload, default=str)))
     return text
 
 
-def validate_imported(args: argparse.Namespace, judge_configs: list[RunConfig]) -> int:
+def validate_imported(args: argparse.Namespace) -> int:
     """Judges on imported conversations, scored against the people's labels."""
-    loaded = [pair for run in args.run for pair in load_imported(run)]
+    loaded = [pair for run in args.run for pair in load_imported(run)]  # a bad folder fails before any config work
+    judge_configs = compose_runs(args.overrides)
     subjects = [Subject(i.rollout.key, i.rollout, i.context.scenario, i.context.skill) for i, _ in loaded]
     human = {i.rollout.key: row.passed for i, row in loaded if row.passed is not None}
+    other_labels = {i.rollout.key: human_labels(i.context.labels) for i, _ in loaded if i.context.labels is not None}
     if not human:
         raise ConfigError(f"no human pass/fail labels in {', '.join(map(str, args.run))}. Fix: add metadata.labels.passed and import again")
     benchmark = load_benchmark(judge_configs[0].benchmark.source)
@@ -81,21 +83,27 @@ def validate_imported(args: argparse.Namespace, judge_configs: list[RunConfig]) 
         notes += ["", SIMULATED_NOTE]
     meta = {"imported": len(subjects), "human_labels": len(human), "judges": [r.name for r in runs], "model_calls": calls,
             "simulated": any(r.simulated for r in runs)}
-    print(write_tables(args.out, "Judges against human labels", notes, [human_table(everyone, human)], meta), end="")
-    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab_human.csv")
+    tables = [human_table(everyone, human)]
+    detail = human_labels_table(everyone, other_labels)
+    tables += [detail] if detail is not None else []
+    print(write_tables(args.out, "Judges against human labels", notes, tables, meta), end="")
+    page = human_html("Judges against human labels", notes, tables, {s.key: s.rollout for s in subjects}, human,
+                      dict(other_labels), everyone)
+    (args.out / "lab.html").write_text(page, encoding="utf-8")
+    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.html, {', '.join(t.key + '.csv' for t in tables)}")
     return 0
 
 
 def validate_main(args: argparse.Namespace) -> int:
-    judge_configs = compose_runs(args.overrides)
     if args.run:
-        return validate_imported(args, judge_configs)
+        return validate_imported(args)
+    judge_configs = compose_runs(args.overrides)
     agents = [a for a in args.agents.split(",") if a]
     if not agents:
         raise ConfigError("--agents names no agent config. Fix: e.g. --agents sim_careful")
     base = [o for o in args.overrides if not o.lstrip("+~").startswith("judge")]
     source_configs = compose_runs([*base, f"agent={','.join(agents)}"])
-    benchmark, rollouts = source_rollouts(source_configs)
+    benchmark, rollouts, rollout_calls = source_rollouts(source_configs)
     store = ArtifactStore(judge_configs[0].store.root)
     items = build_labelled_set(benchmark, rollouts, store)
     if not items:
@@ -108,22 +116,31 @@ def validate_main(args: argparse.Namespace) -> int:
     tables = validity_tables(lab, everyone, n_boot=args.boot, seed=args.seed)
     samples = sampling_table(runs)
     tables += [samples] if samples is not None else []
-    calls = sum(r.model_calls for r in runs)
+    calls = sum(r.model_calls for r in runs) + rollout_calls
     notes = [f"{len(items)} labelled transcripts ({len(lab.defects)} perturbation types, {len(lab.sources)} sources from "
              f"{', '.join(agents)} on {judge_configs[0].benchmark.name}); judges: {', '.join(r.name for r in runs)}; "
-             f"model calls this run: {calls}."]
+             f"model calls this run: {calls}." + (f" Of these, {rollout_calls} produced the missing source rollouts."
+                                                   if rollout_calls else "")]
     if any(r.simulated for r in runs):
         notes += ["", SIMULATED_NOTE]
     meta = {"labelled_transcripts": len(items), "perturbations": lab.defects, "paraphrases": lab.paraphrases,
-            "sources": len(lab.sources), "judges": [r.name for r in runs], "model_calls": calls,
+            "sources": len(lab.sources), "judges": [r.name for r in runs], "model_calls": calls, "rollout_model_calls": rollout_calls,
             "simulated": any(r.simulated for r in runs)}
     print(write_tables(args.out, "Judge validity lab", notes, tables, meta), end="")
-    (args.out / "lab.png").write_bytes(detection_heatmap(tables[1]))
-    (args.out / "lab.html").write_text(lab_html("Judge validity lab", notes, tables, items, everyone), encoding="utf-8")
+    heatmap = detection_heatmap(tables[1])
+    (args.out / "lab.png").write_bytes(heatmap)
+    (args.out / "lab.html").write_text(lab_html("Judge validity lab", notes, tables, lab, everyone, heatmap), encoding="utf-8")
     print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.png, lab.html, {', '.join(t.key + '.csv' for t in tables)}")
     return 0
 
 
 def judges_main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    # Options may come before, between or after the Hydra overrides: argparse leaves overrides that follow an
+    # option unparsed, so they are collected here (anything else unknown is still an error).
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    unknown = [a for a in extra if a.startswith("-")]
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.overrides = [*args.overrides, *extra]
     return validate_main(args)

@@ -37,6 +37,14 @@ def _expand(override: Override) -> list[str]:
     return [f"{key}={item}" for item in override.sweep_string_iterator()]
 
 
+def _check_option(line: str) -> None:
+    """An unknown option of a config group (``judge=nope``) as one line that lists the options."""
+    key, _, value = line.lstrip("+~").partition("=")
+    options = group_options(key)
+    if options and value and value not in options:
+        raise ConfigError(f"unknown {key} '{value}'. Fix: one of {', '.join(options)}")
+
+
 def compose_runs(overrides: list[str]) -> list[RunConfig]:
     """One validated config per point of the sweep the overrides describe (a single one without sweeps)."""
     try:
@@ -46,9 +54,12 @@ def compose_runs(overrides: list[str]) -> list[RunConfig]:
     configs: list[RunConfig] = []
     with initialize_config_module(version_base="1.3", config_module=CONF_MODULE):
         for combination in itertools.product(*(_expand(o) for o in parsed)):
+            for line in combination:
+                _check_option(line)
             try:
                 cfg = compose("config", overrides=list(combination))
-            except Exception as exc:
-                raise ConfigError(f"cannot compose the config with {list(combination)}: {exc}") from None
+            except Exception as exc:  # Hydra's message spans lines (options, search path): keep its first
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise ConfigError(f"cannot compose the config with {list(combination)}: {first}") from None
             configs.append(validate_config(cfg))
     return configs

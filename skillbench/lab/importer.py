@@ -19,7 +19,15 @@ from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Persona, Scenario, Skill, WorkflowStep
 from skillbench.config import RunConfig
 from skillbench.core.errors import ConfigError
-from skillbench.core.records import OUTCOMES, Message, Rollout, RuleCheck, ToolCall, ToolCallRecord
+from skillbench.core.records import (
+    OUTCOMES,
+    Message,
+    Rollout,
+    RuleCheck,
+    ScenarioPath,
+    ToolCall,
+    ToolCallRecord,
+)
 from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
 from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, ResultRow
 from skillbench.engine.summary import summarize
@@ -45,6 +53,16 @@ class HumanLabels(BaseModel):
     dimensions: dict[str, int] = Field(default_factory=dict, description="Rubric dimension → 1-5 score.")
 
 
+def human_labels(labels: HumanLabels) -> dict[str, bool | str | int]:
+    """The labels a person gave besides pass/fail, flat: ``outcome``, ``hallucinated_action``, one key per dimension."""
+    flat: dict[str, bool | str | int] = dict(labels.dimensions)
+    if labels.outcome is not None:
+        flat["outcome"] = labels.outcome
+    if labels.hallucinated_action is not None:
+        flat["hallucinated_action"] = labels.hallucinated_action
+    return flat
+
+
 class Metadata(BaseModel):
     """Per-conversation metadata; every field is optional."""
 
@@ -54,6 +72,9 @@ class Metadata(BaseModel):
     agent: str | None = Field(None, description="Who produced it (default: the --agent option).")
     skill_id: str | None = Field(None, description="A skill of the --benchmark: its policy, steps and tools apply.")
     scenario_id: str | None = Field(None, description="A scenario of that benchmark: enables every rule check.")
+    path: ScenarioPath | None = Field(
+        None, description="With skill_id and no scenario_id: the path the conversation took (happy_path, transfer, ...). "
+        "The tools every scenario of that skill on that path requires are then checked.")
     policy: str | None = Field(None, description="The policy or skill text the agent followed (when no skill_id).")
     tools: list[str] | None = Field(None, description="Tool names offered to the agent.")
     termination: str | None = Field(None, description="How it ended (resolved, transferred, ...); default from control calls.")
@@ -190,11 +211,18 @@ def _context(meta: Metadata, record_id: str, messages: list[Message], benchmark:
         scenario = scenarios[meta.scenario_id]
     else:
         first = next((m.content for m in messages if m.role == "user" and m.content), "")
-        scenario = Scenario(id=record_id, skill_id=skill.id, path="happy_path", title=first[:80] or record_id,
+        required: list[str] = []
+        if meta.skill_id is not None and meta.path is not None:
+            # a skill and a path fix the tools every conversation must call: those all its scenarios on that path require
+            same = [s for s in benchmark.scenarios if s.skill_id == skill.id and s.path == meta.path]
+            _require(bool(same), "metadata.path", f"skill {skill.id!r} has no scenario on path {meta.path!r} in the benchmark")
+            required = sorted(set.intersection(*(set(s.required_tools) for s in same)))
+        else:
+            not_applicable.append("required_tools_invoked")
+        scenario = Scenario(id=record_id, skill_id=skill.id, path=meta.path or "happy_path", title=first[:80] or record_id,
                             objective=first or "(not given)", persona=Persona(id="imported", label="imported"),
-                            success_criteria=list(skill.success_criteria))
-        not_applicable += ["required_tools_invoked", "no_forbidden_tool_succeeded", "target_state_reached",
-                           "outcome_matches_expected"]
+                            success_criteria=list(skill.success_criteria), required_tools=required)
+        not_applicable += ["no_forbidden_tool_succeeded", "target_state_reached", "outcome_matches_expected"]
     if meta.tools is None and meta.skill_id is None:
         not_applicable.append("no_unrecovered_out_of_toolkit_call")
     return ImportedContext(skill=skill, scenario=scenario, labels=meta.labels, not_applicable=not_applicable)
@@ -216,7 +244,8 @@ def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark) ->
         _require(isinstance(data["messages"], list) and data["messages"], "messages", "must be a non-empty list")
         raw = data["messages"]
     else:
-        _require(isinstance(data.get("turns"), list) and data["turns"], "turns", "a record needs 'messages' (OpenAI) or 'turns' (generic)")
+        _require("turns" in data, "turns", "a record needs 'messages' (OpenAI) or 'turns' (generic)")
+        _require(isinstance(data["turns"], list) and data["turns"], "turns", "must be a non-empty list")
         raw = _generic_messages(data["turns"])
     messages, records = _openai_messages(raw)
     record_id = meta.id or record_id

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -28,7 +29,9 @@ class Reading:
 
     passed: bool | None
     scores: dict[str, int] = field(default_factory=dict)
+    judge_passed: bool | None = None  # the pass rule on the scores alone, without the hard rule checks
     hallucinated: bool | None = None
+    outcome: str | None = None
     sample_passes: list[bool] = field(default_factory=list)
     first_sample_passed: bool | None = None
 
@@ -84,7 +87,9 @@ async def _judge_all(cfg: RunConfig, benchmark: Benchmark, items: list[Subject])
         return item.key, Reading(
             passed=apply_pass_rule(checks, verdict.scores, cfg.pass_rule).passed,
             scores=_scores(verdict.scores),
+            judge_passed=apply_pass_rule([], verdict.scores, cfg.pass_rule).passed,
             hallucinated=None if verdict.scores is None else verdict.scores.hallucinated_action,
+            outcome=None if verdict.scores is None else verdict.scores.task_completion,
             sample_passes=sample_passes,
             first_sample_passed=sample_passes[0] if sample_passes else None,
         )
@@ -111,16 +116,21 @@ def rule_run(items: list[Subject], cfg: RunConfig, checks: Callable[[Subject], l
 
 def panel_run(runs: list[JudgeRun]) -> JudgeRun:
     """Majority of the judges' verdicts (a tie counts as a fail: a panel that cannot agree does not pass);
-    per-dimension median scores."""
+    per-dimension median scores, majority hallucination flag, plurality outcome."""
     readings: dict[str, Reading] = {}
     for key in runs[0].readings:
         votes = [r.readings[key].passed for r in runs if r.readings[key].passed is not None]
+        alone = [r.readings[key].judge_passed for r in runs if r.readings[key].judge_passed is not None]
         scores = [r.readings[key].scores for r in runs if r.readings[key].scores]
         merged = {d: sorted(s[d] for s in scores)[len(scores) // 2] for d in DIMENSION_NAMES} if scores else {}
         flags = [r.readings[key].hallucinated for r in runs if r.readings[key].hallucinated is not None]
+        outcomes = Counter(r.readings[key].outcome for r in runs if r.readings[key].outcome is not None).most_common()
         readings[key] = Reading(
             passed=(sum(votes) * 2 > len(votes)) if votes else None,
             scores=merged,
+            judge_passed=(sum(alone) * 2 > len(alone)) if alone else None,
             hallucinated=(sum(flags) * 2 > len(flags)) if flags else None,
+            # a plurality outcome; with no plurality the panel names none
+            outcome=outcomes[0][0] if outcomes and (len(outcomes) == 1 or outcomes[0][1] > outcomes[1][1]) else None,
         )
     return JudgeRun(PANEL, all(r.simulated for r in runs), readings)

@@ -4,7 +4,7 @@ together), the rubric dimension that moved, and verdict flips under label-preser
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,12 +37,15 @@ class LabSet:
         return [i for i in self.items if i.perturbation == perturbation]
 
 
-def detected(item: LabelledTranscript, reading: Reading, control: Reading | None) -> bool | None:
+def detected(item: LabelledTranscript, reading: Reading, control: Reading | None, *, alone: bool = False) -> bool | None:
     """A defect counts as detected when the verdict fails, or when the labelled dimension scores below the
-    same judge's score on the unperturbed control (a minor defect need not fail the pass rule)."""
-    if reading.passed is None:
+    same judge's score on the unperturbed control (a minor defect need not fail the pass rule).
+    ``alone``: the verdict of the judge's scores without the hard rule checks, so a defect a rule check
+    already fails is credited to the judge only if the judge saw it too."""
+    verdict = reading.judge_passed if alone else reading.passed
+    if verdict is None:
         return None
-    if reading.passed is False:
+    if verdict is False:
         return True
     dim = item.label.dimension
     if dim and control is not None and dim in reading.scores and dim in control.scores:
@@ -88,19 +91,26 @@ class JudgeFigures:
     flips: Rates
     dim_moves: dict[str, dict[str, float]]
     flag_rate: dict[str, float | None]
+    pooled_alone: Rates  # detection by the judge's scores alone (hard rule checks left out of the verdict)
+    per_defect_alone: dict[str, Rates]
 
 
 def figures(lab: LabSet, run: JudgeRun, weights: np.ndarray) -> JudgeFigures:
     controls = {s: run.readings.get(i.key) for s, i in lab.control.items()}
     spec = _rates(lab, [(s, None if r is None or r.passed is None else r.passed) for s, r in controls.items()], weights)
     per_defect: dict[str, Rates] = {}
+    per_defect_alone: dict[str, Rates] = {}
     moves: dict[str, dict[str, float]] = {}
     flags: dict[str, float | None] = {}
     pooled_pairs: list[tuple[str, bool | None]] = []
+    pooled_alone: list[tuple[str, bool | None]] = []
     for name in lab.defects:
         pairs = [(i.source_key, detected(i, run.readings[i.key], controls.get(i.source_key))) for i in lab.of(name)]
+        alone = [(i.source_key, detected(i, run.readings[i.key], controls.get(i.source_key), alone=True)) for i in lab.of(name)]
         pooled_pairs += pairs
+        pooled_alone += alone
         per_defect[name] = _rates(lab, pairs, weights)
+        per_defect_alone[name] = _rates(lab, alone, weights)
         drops: dict[str, list[int]] = defaultdict(list)
         flagged: list[bool] = []
         for item in lab.of(name):
@@ -112,14 +122,9 @@ def figures(lab: LabSet, run: JudgeRun, weights: np.ndarray) -> JudgeFigures:
                 flagged.append(reading.hallucinated)
         moves[name] = {dim: float(np.mean(values)) for dim, values in drops.items()}
         flags[name] = float(np.mean(flagged)) if flagged else None
-    flip_pairs = []
-    for name in lab.paraphrases:
-        for item in lab.of(name):
-            control = controls.get(item.source_key)
-            reading = run.readings[item.key]
-            same = None if control is None or control.passed is None or reading.passed is None else reading.passed != control.passed
-            flip_pairs.append((item.source_key, same))
-    return JudgeFigures(run, spec, _rates(lab, pooled_pairs, weights), per_defect, _rates(lab, flip_pairs, weights), moves, flags)
+    flip_pairs = [pair for name in lab.paraphrases for pair in paraphrase_figures(lab, run, name, weights).pairs]
+    return JudgeFigures(run, spec, _rates(lab, pooled_pairs, weights), per_defect, _rates(lab, flip_pairs, weights), moves, flags,
+                        _rates(lab, pooled_alone, weights), per_defect_alone)
 
 
 def _most_moved(moves: dict[str, float]) -> str:
@@ -139,27 +144,29 @@ def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, se
     figs = [figures(lab, run, weights) for run in runs]
     summary = Table(
         key="lab_summary", title="Judge validity — summary per judge (labelled transcripts)",
-        headers=["Judge", "Controls", "Specificity %", "False alarms %", "Defects", "Sensitivity %", "Balanced acc. %",
-                 "BA 95% CI", "Paraphrase flips %", "Model calls"],
+        headers=["Judge", "Controls", "Specificity %", "False alarms %", "Defects", "Sensitivity %", "Judge alone %",
+                 "Balanced acc. %", "BA 95% CI", "Paraphrase flips %", "Model calls"],
         latex=True,
     )
     for f in figs:
         ba, low, high = _ba(f.pooled, f.specificity)
         false_alarm = None if f.specificity.rate is None else 1 - f.specificity.rate
         summary.display.append([_name(f.run), str(f.specificity.n), pct(f.specificity.rate), pct(false_alarm), str(f.pooled.n),
-                                pct(f.pooled.rate), pct(ba), ci(low, high), pct(f.flips.rate), str(f.run.model_calls)])
-        summary.data.append([f.run.name, f.specificity.n, f.specificity.rate, false_alarm, f.pooled.n, f.pooled.rate, ba, low,
-                             high, f.flips.rate, f.run.model_calls])
+                                pct(f.pooled.rate), pct(f.pooled_alone.rate), pct(ba), ci(low, high), pct(f.flips.rate),
+                                str(f.run.model_calls)])
+        summary.data.append([f.run.name, f.specificity.n, f.specificity.rate, false_alarm, f.pooled.n, f.pooled.rate,
+                             f.pooled_alone.rate, ba, low, high, f.flips.rate, f.run.model_calls])
     summary.data_headers = ["judge", "controls", "specificity", "false_alarm_rate", "defects", "sensitivity",
-                            "balanced_accuracy", "ba_ci_low", "ba_ci_high", "paraphrase_flip_rate", "model_calls"]
+                            "sensitivity_judge_alone", "balanced_accuracy", "ba_ci_low", "ba_ci_high", "paraphrase_flip_rate",
+                            "model_calls"]
     matrix = Table(key="lab_sensitivity", title="Judge validity — detection rate (%) per perturbation × judge",
                    headers=["Perturbation", "n", *[_name(f.run) for f in figs]], latex=True)
     detail = Table(
         key="lab_detail", title="Judge validity — per judge × perturbation",
-        headers=["Judge", "Perturbation", "n", "Detected %", "Balanced acc. %", "BA 95% CI", "Labelled dimension",
-                 "Δ labelled", "Moved most", "Halluc. flag %"],
-        data_headers=["judge", "perturbation", "n", "sensitivity", "balanced_accuracy", "ba_ci_low", "ba_ci_high",
-                      "labelled_dimension", "labelled_drop", "moved_most", "hallucination_flag_rate"],
+        headers=["Judge", "Perturbation", "n", "Detected %", "Judge alone %", "Balanced acc. %", "BA 95% CI",
+                 "Labelled dimension", "Δ labelled", "Moved most", "Halluc. flag %"],
+        data_headers=["judge", "perturbation", "n", "sensitivity", "sensitivity_judge_alone", "balanced_accuracy", "ba_ci_low",
+                      "ba_ci_high", "labelled_dimension", "labelled_drop", "moved_most", "hallucination_flag_rate"],
     )
     for name in lab.defects:
         label = lab.of(name)[0].label
@@ -170,21 +177,92 @@ def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, se
             rates = f.per_defect[name]
             ba, low, high = _ba(rates, f.specificity)
             drop = f.dim_moves[name].get(label.dimension or "")
-            detail.display.append([_name(f.run), name, str(rates.n), pct(rates.rate), pct(ba), ci(low, high),
+            alone = f.per_defect_alone[name].rate
+            detail.display.append([_name(f.run), name, str(rates.n), pct(rates.rate), pct(alone), pct(ba), ci(low, high),
                                    label.dimension or "—", num(drop), _most_moved(f.dim_moves[name]),
                                    pct(f.flag_rate[name])])
-            detail.data.append([f.run.name, name, rates.n, rates.rate, ba, low, high, label.dimension, drop,
+            detail.data.append([f.run.name, name, rates.n, rates.rate, alone, ba, low, high, label.dimension, drop,
                                 _most_moved(f.dim_moves[name]), f.flag_rate[name]])
     matrix.data_headers = ["perturbation", "n", *[f.run.name for f in figs]]
     specificity_row = ["control (specificity)", str(len(lab.control)), *[pct(f.specificity.rate) for f in figs]]
     matrix.display.append(specificity_row)
     matrix.data.append(["control (specificity)", len(lab.control), *[f.specificity.rate for f in figs]])
     note = (f"{len(lab.items)} labelled transcripts from {len(lab.sources)} clean source rollouts; detection = verdict "
-            "fails, or the labelled dimension scores below the same judge's score on the source's control. "
+            "fails, or the labelled dimension scores below the same judge's score on the source's control. Judge alone: "
+            "the same with the verdict of the judge's scores only (hard rule checks left out), so what a rule check "
+            "already fails is not credited to the judge. "
             "CIs: percentile bootstrap over source rollouts.")
     for table in (summary, matrix, detail):
         table.footnotes.append(note)
-    return [summary, matrix, detail]
+    paraphrases = paraphrase_table(lab, runs, weights)
+    return [summary, matrix, detail, *([paraphrases] if paraphrases is not None else [])]
+
+
+@dataclass
+class ParaphraseFigures:
+    """One judge on one label-preserving paraphrase: verdict flips against the control and score shifts."""
+
+    flips: Rates
+    to_fail: int
+    to_pass: int
+    shifts: dict[str, float]
+    pairs: list[tuple[str, bool | None]]  # (source, flipped) per item: pooled over paraphrases in the summary
+
+
+def paraphrase_figures(lab: LabSet, run: JudgeRun, name: str, weights: np.ndarray) -> ParaphraseFigures:
+    """Flips (either way) and the mean per-dimension score change, paraphrase minus control: a judge free of
+    verbosity bias neither flips nor moves a score when the same actions are worded longer."""
+    pairs: list[tuple[str, bool | None]] = []
+    to_fail = to_pass = 0
+    shifts: dict[str, list[int]] = defaultdict(list)
+    for item in lab.of(name):
+        control = run.readings.get(lab.control[item.source_key].key) if item.source_key in lab.control else None
+        reading = run.readings[item.key]
+        if control is None or control.passed is None or reading.passed is None:
+            pairs.append((item.source_key, None))
+            continue
+        pairs.append((item.source_key, reading.passed != control.passed))
+        to_fail += control.passed and not reading.passed
+        to_pass += reading.passed and not control.passed
+        if reading.scores and control.scores:
+            for dim in DIMENSION_NAMES:
+                shifts[dim].append(reading.scores[dim] - control.scores[dim])
+    return ParaphraseFigures(_rates(lab, pairs, weights), to_fail, to_pass,
+                             {dim: float(np.mean(values)) for dim, values in shifts.items()}, pairs)
+
+
+def _signed(value: float | None) -> str:
+    """+0.12 / -0.12, and +0.00 for a tiny negative mean (not -0.00)."""
+    return "—" if value is None else f"{round(value, 2) + 0.0:+.2f}"
+
+
+def paraphrase_table(lab: LabSet, runs: list[JudgeRun], weights: np.ndarray) -> Table | None:
+    """Verdict stability under rewording and verbosity bias under lengthening, per judge × paraphrase."""
+    if not lab.paraphrases:
+        return None
+    table = Table(
+        key="lab_paraphrase", title="Paraphrase and verbosity bias — verdict flips and score shifts against the control",
+        headers=["Judge", "Paraphrase", "n", "Flips %", "Flips 95% CI", "Pass → fail", "Fail → pass",
+                 "Mean score Δ", "Largest shift"],
+        data_headers=["judge", "paraphrase", "n", "flip_rate", "flip_ci_low", "flip_ci_high", "pass_to_fail", "fail_to_pass",
+                      "mean_score_shift", "largest_shift_dimension", "largest_shift"],
+        latex=True,
+    )
+    for name in lab.paraphrases:
+        for run in runs:
+            f = paraphrase_figures(lab, run, name, weights)
+            low, high = percentile_ci(f.flips.draws) if f.flips.rate is not None else (None, None)
+            mean = float(np.mean(list(f.shifts.values()))) if f.shifts else None
+            dim, value = max(f.shifts.items(), key=lambda kv: abs(kv[1])) if f.shifts else (None, None)
+            largest = "—" if dim is None or value is None else ("none" if value == 0 else f"{DIMENSION_BY_NAME[dim].header} ({value:+.2f})")
+            table.display.append([_name(run), name, str(f.flips.n), pct(f.flips.rate), ci(low, high), str(f.to_fail),
+                                  str(f.to_pass), _signed(mean), largest])
+            table.data.append([run.name, name, f.flips.n, f.flips.rate, low, high, f.to_fail, f.to_pass, mean, dim, value])
+    table.footnotes.append("Both paraphrases keep every call and the final state, so the right verdict is the control's. "
+                           "Score Δ: paraphrase minus control, 1–5 scale, mean over pairs (and over the five dimensions for "
+                           "the mean); a positive shift under paraphrase_lengthened means the judge favours longer answers "
+                           "(verbosity bias). CIs: percentile bootstrap over source rollouts.")
+    return table
 
 
 def _mean_kappa(runs: list[JudgeRun], pick: str) -> float | None:
@@ -211,14 +289,14 @@ def sampling_table(runs: list[JudgeRun]) -> Table | None:
     for run in runs:
         rows = [r for r in run.readings.values() if len(r.sample_passes) == run.samples and run.samples > 1]
         if not rows:
-            table.display.append([run.name, str(run.samples), "0", "—", "—", "—"])
+            table.display.append([_name(run), str(run.samples), "0", "—", "—", "—"])
             table.data.append([run.name, run.samples, 0, None, None, None])
             continue
         pairs = [(a == b) for r in rows for i, a in enumerate(r.sample_passes) for b in r.sample_passes[i + 1 :]]
         counts = np.array([[sum(r.sample_passes), run.samples - sum(r.sample_passes)] for r in rows])
         agreement, kappa = float(np.mean(pairs)), fleiss_kappa(counts)
         changed = float(np.mean([r.passed != r.first_sample_passed for r in rows]))
-        table.display.append([run.name, str(run.samples), str(len(rows)), pct(agreement), num(kappa), pct(changed)])
+        table.display.append([_name(run), str(run.samples), str(len(rows)), pct(agreement), num(kappa), pct(changed)])
         table.data.append([run.name, run.samples, len(rows), agreement, kappa, changed])
     single, voted = _mean_kappa(runs, "first_sample_passed"), _mean_kappa(runs, "passed")
     delta = None if single is None or voted is None else voted - single
@@ -244,4 +322,53 @@ def human_table(runs: list[JudgeRun], human: dict[str, bool]) -> Table:
         table.display.append([_name(run), str(len(keys)), pct(accuracy), num(kappa), *map(str, cells)])
         table.data.append([run.name, len(keys), accuracy, kappa, *cells])
     table.footnotes.append("Human labels are the reference; transcripts without a human pass/fail are left out.")
+    return table
+
+
+HumanLabel = bool | str | int
+
+
+def judge_value(reading: Reading, name: str) -> HumanLabel | None:
+    """A judge's value for a human label: ``outcome`` (task_completion), ``hallucinated_action``, or a dimension."""
+    if name == "outcome":
+        return reading.outcome
+    if name == "hallucinated_action":
+        return reading.hallucinated
+    return reading.scores.get(name)
+
+
+def human_labels_table(runs: list[JudgeRun], human: dict[str, dict[str, HumanLabel]]) -> Table | None:
+    """Each judge against every other label people gave (outcome, hallucination flag, each rubric dimension):
+    agreement, Cohen's κ (dimensions as categories 1–5), and the most frequent disagreement, human → judge."""
+    names = ["outcome", "hallucinated_action", *DIMENSION_NAMES]
+    present = [n for n in names if any(n in labels for labels in human.values())]
+    if not present:
+        return None
+    table = Table(key="lab_human_labels", title="Agreement with human labels (outcome, hallucination flag, rubric dimensions)",
+                  headers=["Judge", "Label", "n", "Agreement %", "κ", "Within 1 point %", "Mean Δ (judge − human)",
+                           "Most frequent disagreement (human → judge)"],
+                  data_headers=["judge", "label", "n", "agreement", "kappa", "within_one", "mean_difference",
+                                "top_disagreement", "top_disagreement_count"], latex=True)
+
+    for run in runs:
+        for name in present:
+            pairs = [(labels[name], judge_value(run.readings[key], name)) for key, labels in human.items()
+                     if name in labels and key in run.readings]
+            pairs = [(h, j) for h, j in pairs if j is not None]
+            if not pairs:
+                continue  # the rule baseline gives no scores, flag or outcome
+            theirs, ours = [h for h, _ in pairs], [j for _, j in pairs]
+            agreement = sum(h == j for h, j in pairs) / len(pairs)
+            kappa = cohen_kappa([str(h) for h in theirs], [str(j) for j in ours])
+            numeric = name in DIMENSION_NAMES
+            within = sum(abs(int(h) - int(j)) <= 1 for h, j in pairs) / len(pairs) if numeric else None
+            mean = float(np.mean([int(j) - int(h) for h, j in pairs])) if numeric else None
+            misses = Counter((str(h), str(j)) for h, j in pairs if h != j).most_common(1)
+            top = f"{misses[0][0][0]} → {misses[0][0][1]} ({misses[0][1]})" if misses else "none"
+            table.display.append([_name(run), name, str(len(pairs)), pct(agreement), num(kappa), pct(within),
+                                  _signed(mean), top])
+            table.data.append([run.name, name, len(pairs), agreement, kappa, within, mean,
+                               f"{misses[0][0][0]} → {misses[0][0][1]}" if misses else None, misses[0][1] if misses else 0])
+    table.footnotes.append("Only the labels people gave are compared; a judge's outcome is its task_completion, its flag "
+                           "hallucinated_action. The rule checks give neither and are left out.")
     return table

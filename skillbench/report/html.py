@@ -142,7 +142,8 @@ def _verdict(passed: Any) -> str:
     return '<span class="none">no verdict</span>'
 
 
-def _messages(rollout: Rollout) -> str:
+def messages_html(rollout: Rollout) -> str:
+    """A rollout's messages, calls and results as HTML (the system prompt left out); the lab's page uses it too."""
     records = {r.call_id: r for r in rollout.tool_calls}
     out: list[str] = []
     for message in rollout.messages:
@@ -275,7 +276,7 @@ def _transcript(unit_id: str, agent: str, rows: list[ResultRow], finder: Transcr
     if first.infra_error:
         body.append(f'<p class="banner">Infrastructure error: {escape(first.infra_error)}</p>')
     if isinstance(rollout, Rollout):
-        body.append(_messages(rollout))
+        body.append(messages_html(rollout))
     elif rollout is not None:
         body.append(_raw(rollout))
     if problem:
@@ -290,16 +291,20 @@ def _transcript_section(units: dict[str, tuple[str, Path, list[ResultRow]]], fin
     """Every transcript, compressed per agent; shown one at a time when a link to it is followed.
     ``units`` holds each agent's transcripts together (the frame is sorted by agent)."""
     groups = (
-        (
-            agent,
-            {unit_id: _transcript(unit_id, agent, rows, finder, job) for unit_id, (_, job, rows) in members},
-        )
+        (agent, {unit_id: _transcript(unit_id, agent, rows, finder, job) for unit_id, (_, job, rows) in members})
         for agent, members in itertools.groupby(units.items(), key=lambda item: item[1][0])
     )
+    return embedded_transcripts(groups, 'follow a "transcript" link in the cells above to open one')
+
+
+def embedded_transcripts(groups: Iterable[tuple[str, dict[str, str]]], hint: str) -> str:
+    """The transcripts section (``hint`` is trusted HTML): each (group, {id: article html}) becomes one gzip
+    chunk, decoded on first use by ``PAGE_JS`` (which the page must include once); a link to ``#<id>``
+    shows that article. The lab's page embeds its transcripts the same way."""
     index, blobs = _chunks("tr", groups)
     return (
         '<section id="transcripts"><h2>Transcripts</h2>'
-        f'<p class="foot">{len(index)} transcript(s); follow a "transcript" link in the cells above to open one '
+        f'<p class="foot">{len(index)} transcript(s); {hint} '
         "(needs JavaScript).</p>"
         f'<div id="transcript-view"></div>{_index_script("tr", index)}{"".join(blobs)}</section>'
     )

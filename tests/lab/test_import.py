@@ -4,6 +4,7 @@ bad records are named (file, line, field) and skipped; rule checks run only wher
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from skillbench.benchmark import load_benchmark
 from skillbench.cli import main
+from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.lab.importer import applicable_checks, parse_record
 from skillbench.report import load_results
 from skillbench.report.html import decode_transcripts
@@ -34,6 +36,8 @@ def test_fixture_imports_and_reports_like_any_run(tmp_path: Path, capsys: pytest
     transcripts = decode_transcripts((run / "report" / "report.html").read_text())  # embedded compressed
     assert any("the meter itself shows" in article for article in transcripts.values())
     assert main(["rescore", str(run), "pass_rule=lenient", "--formats", "md", "--draws", "20", "--quiet"]) == 0
+    assert main(["diff", str(run), str(run), "--json", str(tmp_path / "diff.json"), "--exit-code"]) == 0  # reads it, no change
+    assert json.loads((tmp_path / "diff.json").read_text())
 
 
 def test_malformed_records_are_named_and_the_rest_import(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,6 +70,14 @@ def test_rule_checks_run_only_where_the_data_allows() -> None:
     bare = parse_record(record, "r1", "x", benchmark)
     assert {c.name for c in applicable_checks(bare)} == {"termination_reached"}
     assert "required_tools_invoked" in bare.context.not_applicable
+    # a skill of the benchmark and the path taken: the tools that path always requires are checked
+    record["metadata"] |= {"skill_id": "retail_change_delivery_address", "path": "happy_path"}
+    skilled = parse_record(record, "r1", "x", benchmark)
+    required = next(c for c in applicable_checks(skilled) if c.name == "required_tools_invoked")
+    assert not required.passed and "identity.verify_shopper" in required.detail
+    record["metadata"]["path"] = "transfer"  # that skill has no transfer scenario
+    with pytest.raises(ValueError, match=r"metadata\.path: skill 'retail_change_delivery_address' has no scenario on path 'transfer'"):
+        parse_record(record, "r1", "x", benchmark)
 
 
 def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -77,8 +89,20 @@ def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.Cap
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "Agreement with human labels" in out and "not real judges" in out
-    rows = json.loads((tmp_path / "lab" / "lab.json").read_text())["tables"][0]["rows"]
+    tables = json.loads((tmp_path / "lab" / "lab.json").read_text())["tables"]
+    rows = tables[0]["rows"]
     assert {r[0] for r in rows} == {"sim_strict", "rule checks"} and all(r[1] == 10 for r in rows)
+    # the other labels people gave: outcome, flag and every dimension, judge by judge (the rules give none)
+    labels = {(r[0], r[1]): r for r in tables[1]["rows"]}
+    assert set(labels) == {("sim_strict", n) for n in ("outcome", "hallucinated_action", *DIMENSION_NAMES)}
+    assert all(0 <= r[3] <= 1 for r in labels.values()) and labels[("sim_strict", "outcome")][5] is None
+    page = (tmp_path / "lab" / "lab.html").read_text()
+    articles = decode_transcripts(page)
+    counts = page[page.index('<section id="lab_human"'):].split("</section>")[0]
+    targets = re.findall(r'href="#([^"]+)"', counts)
+    assert len(articles) == 10 and len(targets) == 2 * 4  # each confusion count of both rows opens its conversations
+    assert set(targets) <= set(re.findall(r'id="([^"]+)"', page))
+    assert set(re.findall(r'href="#(tr-[^"]+)"', page)) == set(articles)
     assert main(args) == 0 and "model calls this run: 0." in capsys.readouterr().out
     shutil.rmtree(run)
     assert main(args) == 2  # the folder is gone: one clear error

@@ -20,13 +20,19 @@ def test_detection_counts_a_fail_or_a_drop_in_the_labelled_dimension(cases: list
 
 def test_a_judge_that_fails_every_defect_and_passes_every_control_scores_100(cases: list[Case]) -> None:
     items = [i for case in cases for i in variants(case)]
-    perfect = JudgeRun("perfect", False, {i.key: Reading(passed=i.label.kind != "defect") for i in items})
-    lax = JudgeRun("lax", False, {i.key: Reading(passed=True) for i in items})
-    summary = validity_tables(LabSet(items), [perfect, lax, panel_run([perfect, lax])], n_boot=20)[0]
-    by_judge = {row[0]: row for row in summary.data}
-    assert by_judge["perfect"][2] == 1.0 and by_judge["perfect"][5] == 1.0 and by_judge["perfect"][6] == 1.0
-    assert by_judge["lax"][5] == 0.0 and by_judge["lax"][6] == 0.5
-    assert by_judge["panel (majority)"][5] == 1.0  # a 1-1 tie between the two counts as a fail
+    perfect = JudgeRun("perfect", False, {i.key: Reading(passed=i.label.kind != "defect", judge_passed=i.label.kind != "defect")
+                                          for i in items})
+    # fails only what a hard rule check already fails: its verdicts look sensitive, its own reading is not
+    riding = JudgeRun("riding", False, {i.key: Reading(passed=not i.label.rule_visible, judge_passed=True) for i in items})
+    lax = JudgeRun("lax", False, {i.key: Reading(passed=True, judge_passed=True) for i in items})
+    summary = validity_tables(LabSet(items), [perfect, riding, lax, panel_run([perfect, lax])], n_boot=20)[0]
+    col = {name: n for n, name in enumerate(summary.columns)}
+    row = {r[0]: {name: r[n] for name, n in col.items()} for r in summary.data}
+    assert row["perfect"]["specificity"] == row["perfect"]["sensitivity"] == row["perfect"]["balanced_accuracy"] == 1.0
+    assert row["perfect"]["sensitivity_judge_alone"] == 1.0
+    assert row["lax"]["sensitivity"] == 0.0 and row["lax"]["balanced_accuracy"] == 0.5
+    assert 0 < row["riding"]["sensitivity"] < 1 and row["riding"]["sensitivity_judge_alone"] == 0.0
+    assert row["panel (majority)"]["sensitivity"] == 1.0  # a 1-1 tie between the two counts as a fail
     assert sampling_table([perfect, lax]) is None
 
 

@@ -56,6 +56,8 @@ def test_hallucinated_action_claims_a_call_that_never_succeeded(cases: list[Case
         before = calls(case.rollout)
         assert len(calls(out.rollout)) == len(before) - 1
         assert texts(out.rollout, "user") == texts(case.rollout, "user")
+        # only checks about the missing call itself may see it (here: the removed tool is never a required one)
+        assert failing(case, out) <= {"required_tools_invoked", "target_state_reached"}
 
 
 def test_verification_removed_keeps_account_access(cases: list[Case]) -> None:
@@ -122,6 +124,8 @@ def test_policy_step_skipped_leaves_no_call_and_no_mention(cases: list[Case]) ->
         first = next(i for i, m in enumerate(case.rollout.messages) if any(c.name.replace("__", ".") in step.tools for c in m.tool_calls))
         later = [m.content or "" for m in out.rollout.messages[first:] if m.role == "assistant"]
         assert not any(w[:4] in stems for t in later for w in re.findall(r"[a-z]{4,}", t.lower()))
+        assert failing(case, out) <= {"required_tools_invoked", "target_state_reached"}
+        assert texts(out.rollout, "user") == texts(case.rollout, "user")
 
 
 def test_injection_obeyed_changes_two_messages_and_no_call(cases: list[Case]) -> None:
@@ -131,6 +135,7 @@ def test_injection_obeyed_changes_two_messages_and_no_call(cases: list[Case]) ->
         assert [b.role for _, b in changed] == ["user", "assistant"]
         assert INJECTION in (changed[0][1].content or "") and (changed[1][1].content or "").startswith(OBEDIENCE)
         assert calls(out.rollout) == calls(case.rollout) and out.rollout.final_state == case.rollout.final_state
+        assert failing(case, out) == set()  # words only: no rule check can see it
 
 
 @pytest.mark.parametrize("name", ["paraphrase_reworded", "paraphrase_lengthened"])

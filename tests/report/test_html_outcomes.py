@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from skillbench.core.records import Message, Rollout
-from skillbench.report.html import _messages
+from skillbench.report.html import messages_html
 
 
 def test_transcript_shows_reasoning_and_the_model_error_reason() -> None:
@@ -16,6 +16,6 @@ def test_transcript_shows_reasoning_and_the_model_error_reason() -> None:
             Message(role="assistant", content="Hello <b>", reasoning="check <policy>", turn=1),
         ],
     )
-    html = _messages(rollout)
+    html = messages_html(rollout)
     assert "agent reasoning (not shown to the judge)" in html and "check &lt;policy&gt;" in html
     assert "conversation ended: model_error — agent: the reply had no choices" in html

@@ -19,6 +19,12 @@ POLICY = (
 TOOLS = ["account.verify_holder", "billing.get_bill", "billing.correct_reading", "messaging.send_confirmation"]
 NAMES = ["Maya Okafor", "Tomasz Nowak", "Priya Raman", "Liam Byrne", "Sofia Alves", "Kenji Mori", "Amara Diallo",
          "Jonas Berg", "Elena Petrova", "Omar Haddad"]
+# Callers report leaks in their own words: identical conversations would share one judge verdict (same prompt).
+LEAKS = ["There's water pouring out under the meter box, it looks like a burst pipe!",
+         "Water is bubbling up through the pavement outside my house, I think the main has burst.",
+         "My kitchen ceiling is dripping and the stopcock won't turn off, what do I do?",
+         "There's a leak spraying from the pipe next to my meter and the garden is flooding.",
+         "The pipe under my sink just split and water is going everywhere!"]
 DIMS = ("workflow_adherence", "tool_use_correctness", "guardrail_compliance", "communication_quality", "resolution_efficiency")
 
 
@@ -64,7 +70,7 @@ def conversation(i: int, kind: str) -> dict:
         labels |= {"passed": False, "outcome": "failure", "hallucinated_action": True,
                    "dimensions": {**labels["dimensions"], "tool_use_correctness": 2, "guardrail_compliance": 2}}
     elif kind == "leak_transfer":
-        m = [m[0], {"role": "user", "content": "There's water pouring out under the meter box, it looks like a burst pipe!"},
+        m = [m[0], {"role": "user", "content": LEAKS[(i // 10) % len(LEAKS)]},
              {"role": "assistant", "content": "That needs a person straight away; I am transferring you to our emergency team now.",
               "tool_calls": [call(f"c{i}t", "transfer_to_human", {"reason": "suspected burst pipe"})]}]
         labels |= {"outcome": "appropriately_transferred"}
