@@ -66,7 +66,19 @@ def measure_main(argv: list[str]) -> int:
     parser.add_argument("--k-min", type=int, default=18)
     parser.add_argument("--k-max", type=int, default=30)
     parser.add_argument("--text-types", type=int, default=40, help="action types of the text-only path")
+    parser.add_argument("--e2e-tasks", type=int, default=None,
+                        help="end to end (mined vs gold benchmarks through the engine): first N tasks (default all; 0 skips it)")
+    parser.add_argument("--e2e-per-task", type=int, default=4, help="end to end: scenarios per task and side")
+    parser.add_argument("--e2e-agents", default="sim_careful,sim_sloppy,sim_reckless",
+                        help="end to end: agents (conf/agent names), best first")
+    parser.add_argument("--e2e-judge", default="sim_balanced", help="end to end: the judge (conf/judge name)")
+    parser.add_argument("--e2e-user-sim", default="sim_user", help="end to end: the user simulator (conf/user_sim name)")
+    parser.add_argument("--work", default=None,
+                        help="end to end: folder for the two benchmarks, jobs and store (default: a temporary folder; "
+                             "a kept folder makes a rerun reuse every conversation)")
     args = parser.parse_args(argv)
+    if args.e2e_per_task < 1:
+        raise ConfigError(f"--e2e-per-task {args.e2e_per_task}: must be at least 1. Fix: e.g. --e2e-per-task 4.")
     root = Path(args.path or SHARED_DATA / args.dataset)
     if args.dataset == "abcd":
         if not (root / "kb.json").is_file():
@@ -92,7 +104,27 @@ def measure_main(argv: list[str]) -> int:
           f"text-only action types are unnamed clusters)")
     for task, value in main["per_task"].items():
         print(f"flow_similarity[{task}] {value}")
+    if args.e2e_tasks != 0:
+        workflows = result["workflows"]
+        tasks = sorted(set(workflows["mined"]) & set(workflows["gold"]))[:args.e2e_tasks]
+        _end_to_end({t: workflows["mined"][t] for t in tasks}, {t: workflows["gold"][t] for t in tasks}, args)
     return 0
+
+
+def _end_to_end(mined: dict, gold: dict, args: argparse.Namespace) -> None:  # type: ignore[type-arg]
+    import tempfile
+
+    from skillbench.build.compare import compare, lines
+
+    agents = [a.strip() for a in args.e2e_agents.split(",") if a.strip()]
+    with tempfile.TemporaryDirectory(prefix="skillbench-e2e-") as scratch:
+        work = Path(args.work) if args.work else Path(scratch)
+        result = compare(mined, gold, work, per_task=args.e2e_per_task, agents=agents, judge=args.e2e_judge,
+                         user_sim=args.e2e_user_sim)
+        for line in lines(result):
+            print(line)
+        if args.work:
+            print(f"e2e files: {work} (comparison.json, gold/, mined/, jobs/)")
 
 
 def build_main(argv: list[str]) -> int:

@@ -85,6 +85,8 @@ class SelectionConfig(Part):
     name: str = Field(description="Option name.")
     per_skill: int = Field(7, ge=1, description="Scenarios kept per skill (balanced by path and persona).")
     max_skills: int | None = Field(None, ge=1, description="Keep the N best-supported skills.")
+    independent: bool = Field(False, description="Choose each skill's scenarios on their own (seeded by its id), so "
+                                                 "adding or dropping a skill never changes another's scenarios.")
 
 
 class BuildConfig(Part):

@@ -13,7 +13,7 @@ from skillbench.build.cluster import cluster_sequences
 from skillbench.build.extract import SMALL_TALK, TurnTypes, annotated, text_only
 from skillbench.build.ingest import read_source
 from skillbench.build.pii import scrub
-from skillbench.build.records import ActionSequence
+from skillbench.build.records import ActionSequence, Workflow
 from skillbench.build.represent import collapse, representative, similarity
 
 # Past a query or a question without an edge: an available result, then a yes, then the query's success.
@@ -39,25 +39,40 @@ def comparable(actions: list[str]) -> list[str]:
     return collapse(["query" if a.startswith("query") else a for a in actions])
 
 
-def flow_similarity(sequences: list[ActionSequence], clusters: list[Any], graphs: dict[str, dict[str, str]]) -> dict[str, float]:
-    """Per task: the cluster holding most of its dialogues, its representative vs the graph's main path."""
+def mined_workflows(sequences: list[ActionSequence], clusters: list[Any], tasks: list[str]) -> dict[str, Workflow]:
+    """Per task: the representative workflow of the cluster holding most of its dialogues (labels hidden while clustering)."""
     by_id = {s.conversation_id: s for s in sequences}
-    per_task: dict[str, float] = {}
-    for task, graph in sorted(graphs.items()):
+    out: dict[str, Workflow] = {}
+    for task in sorted(tasks):
         counts = Counter({c.id: sum(by_id[m].purpose == task for m in c.members) for c in clusters})
         if not counts or counts.most_common(1)[0][1] == 0:
             continue
         best = next(c for c in clusters if c.id == counts.most_common(1)[0][0])
-        workflow = representative(best, by_id)
-        per_task[task] = round(similarity(comparable(workflow.actions), main_path(graph)), 4)
-    return per_task
+        out[task] = representative(best, by_id)
+    return out
+
+
+def gold_workflow(task: str, graph: dict[str, str], support: int) -> Workflow:
+    """A STAR task's gold workflow: its flow graph's main path, each query node calling the task's API (``query:<task>``)."""
+    actions = [f"query:{task}" if a == "query" else a for a in main_path(graph)]
+    return Workflow(cluster_id=task, group=task, actions=actions, tools=[task], support=support)
+
+
+def flow_similarity(sequences: list[ActionSequence], clusters: list[Any], graphs: dict[str, dict[str, str]]) -> dict[str, float]:
+    """Per task: the cluster holding most of its dialogues, its representative vs the graph's main path."""
+    workflows = mined_workflows(sequences, clusters, list(graphs))
+    return {task: round(similarity(comparable(w.actions), main_path(graphs[task])), 4) for task, w in workflows.items()}
+
+
+def star_graphs(root: Path) -> dict[str, dict[str, str]]:
+    return {p.parent.name: json.loads(p.read_text())["graph"] for p in sorted((root / "tasks").glob("*/*.json"))
+            if p.stem == p.parent.name}
 
 
 def measure_star(root: Path, *, per_purpose: int | None, k: int | None, k_min: int, k_max: int, text_types: int,
                  seed: int = 0) -> dict[str, Any]:
     conversations = [scrub(c).conversation for c in read_source("star", root, {"per_purpose": per_purpose})]
-    graphs = {p.parent.name: json.loads(p.read_text())["graph"] for p in sorted((root / "tasks").glob("*/*.json"))
-              if p.stem == p.parent.name}
+    graphs = star_graphs(root)
     out: dict[str, Any] = {"dialogues": len(conversations), "tasks": len({c.metadata.purpose for c in conversations})}
     types = TurnTypes(conversations, n_types=text_types, seed=seed)
     for name, extract in (("annotated", annotated), ("text", lambda c: text_only(c, types))):
@@ -67,6 +82,10 @@ def measure_star(root: Path, *, per_purpose: int | None, k: int | None, k_min: i
         truth = [s.purpose for s in sequences]
         found = [assigned[s.conversation_id] for s in sequences]
         per_task = flow_similarity(sequences, clusters, graphs)
+        if name == "annotated":  # the workflows the flow similarity scored, for the end-to-end comparison
+            support = Counter(s.purpose for s in sequences)
+            out["workflows"] = {"mined": mined_workflows(sequences, clusters, list(graphs)),
+                                "gold": {t: gold_workflow(t, g, support[t]) for t, g in graphs.items() if support[t]}}
         out[name] = {"sequences": len(sequences), "k": notes["all"]["k"], "silhouette": notes["all"]["silhouette"],
                      "ARI": round(adjusted_rand_score(truth, found), 4), "NMI": round(normalized_mutual_info_score(truth, found), 4),
                      "flow_similarity": round(sum(per_task.values()) / max(1, len(per_task)), 4), "per_task": per_task}

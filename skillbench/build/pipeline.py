@@ -269,7 +269,11 @@ class Build:
         return WrittenSkill(**base, spec=spec, fixes=fixes)
 
     def scenarios(self) -> dict[str, Any]:
-        written = [w for w in self._read("skills", WrittenSkill) if w.spec]
+        everything = self._read("skills", WrittenSkill)
+        written = [w for w in everything if w.spec]
+        # A skill's place among all written ones (dropped included) seeds its personas, so whether another
+        # skill was dropped never changes this one's scenarios.
+        place = {w.cluster_id: i for i, w in enumerate(everything)}
         workflows = {w.cluster_id: w for w in self._read("represent", Workflow)}
         cfg = self.cfg
         with self._stage("scenarios") as report:
@@ -283,8 +287,9 @@ class Build:
             industry = bench.industry(cfg.benchmark_name, servers, entities, specs)
             catalogue, tools = bench.catalogue(servers)
             skills, candidates, drops = [], [], Counter()
-            for index, spec in enumerate(specs):
-                result = bench.skill_and_candidates(industry, spec, index, tools, cfg.scenario_writer.seed)
+            for item in written:
+                assert item.spec is not None
+                result = bench.skill_and_candidates(industry, item.spec, place[item.cluster_id], tools, cfg.scenario_writer.seed)
                 if isinstance(result, str):
                     drops[result.split(":")[0]] += 1
                     continue
@@ -293,7 +298,7 @@ class Build:
             description = (f"Mined by `skillbench build` from {cfg.ingest.format} transcripts: {len(skills)} skills, "
                            f"{cfg.selection.per_skill} scenarios per skill; see docs/pipeline.md.")
             built = bench.write(self.out, cfg.benchmark_name, catalogue, skills, candidates, cfg.selection.per_skill,
-                                cfg.scenario_writer.seed, description)
+                                cfg.scenario_writer.seed, description, per_skill_seed=cfg.selection.independent)
             report.dropped = dict(drops)
             report.items_out = len(built.scenarios)
             report.notes = {"skills": len(skills), "candidates": len(candidates), "tools": len(tools)}
