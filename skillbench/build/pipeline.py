@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from skillbench.benchmark.generator.model import SkillSpec
 from skillbench.build import benchmark as bench
@@ -34,7 +34,7 @@ from skillbench.build.records import (
     Workflow,
 )
 from skillbench.build.represent import representative
-from skillbench.build.skillwriter import catalogue_for, skill_spec, snake
+from skillbench.build.skillwriter import catalogue_for, fact_function, skill_spec, snake
 from skillbench.core.errors import SkillbenchError
 from skillbench.store import ArtifactStore, content_hash
 from skillbench.store.artifacts import write_json_atomic
@@ -58,6 +58,16 @@ class WrittenSkill(BaseModel):
     spec: SkillSpec | None = Field(None, description="The generator skill template.")
     fixes: list[str] = Field(default_factory=list, description="What the filter added (e.g. the verify step).")
     dropped: str | None = Field(None, description="Why no skill was kept.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _register_facts(cls, data: Any) -> Any:
+        """A stored spec names its fact function; register it (from the spec's collect steps) before validating,
+        so a stage run in a new process (``stage=scenarios``) can read the skills file."""
+        spec = data.get("spec") if isinstance(data, dict) else None
+        if isinstance(spec, dict) and str(spec.get("facts") or "").startswith("build.facts_"):
+            fact_function([f for step in spec.get("steps", []) if step.get("kind") == "collect" for f in step.get("facts", [])])
+        return data
 
 
 class Summary(BaseModel):
