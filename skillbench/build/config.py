@@ -58,22 +58,56 @@ class ClustererConfig(Part):
     seed: int = Field(0, description="K-Means seed.")
 
 
-class RepresentativeConfig(Part):
+class ModelStage(Part):
+    """What every model-backed option has: the model (shaped like the engine's model configs) and its retries."""
+
+    attempts: int = Field(3, ge=1, description="llm: replies asked for per item before it is dropped as malformed.")
+    model: ModelConfig | None = Field(None, description="llm: the model, configured like the engine's models; "
+                                                        "model.prompt_template picks the prompt version.")
+
+    def _needs_model(self, kind: str, kinds: set[str], where: str) -> None:
+        if kind in kinds and self.model is None:
+            raise ValueError(f"{where}.model is required when {where}.kind is {kind}")
+
+
+class RepresentativeConfig(ModelStage):
     name: str = Field(description="Option name.")
-    kind: Literal["medoid"] = Field("medoid", description="medoid: the member closest on average to the others.")
+    kind: Literal["medoid", "llm"] = Field("medoid", description="medoid: the member closest on average to the others; "
+                                                                 "llm: a model writes it from the members' sequences.")
     samples: int = Field(10, ge=1, description="Member transcripts kept per cluster for skill writing.")
+    max_sequences: int = Field(20, ge=1, description="llm: the most common member sequences shown to the model.")
+
+    @model_validator(mode="after")
+    def _model(self) -> RepresentativeConfig:
+        self._needs_model(self.kind, {"llm"}, "representative")
+        return self
 
 
-class SkillWriterConfig(Part):
+class SkillWriterConfig(ModelStage):
     name: str = Field(description="Option name.")
-    kind: Literal["deterministic"] = Field("deterministic", description="Offline writer from workflow + catalogue.")
+    kind: Literal["deterministic", "llm"] = Field("deterministic", description="Offline writer from workflow + catalogue, "
+                                                                               "or a model (per-transcript, then merged).")
     max_facts: int = Field(4, ge=0, description="Most caller facts a skill collects.")
+    samples: int = Field(10, ge=1, description="llm: transcripts per cluster the model writes instructions from.")
+
+    @model_validator(mode="after")
+    def _model(self) -> SkillWriterConfig:
+        self._needs_model(self.kind, {"llm"}, "skill_writer")
+        return self
 
 
-class FilterConfig(Part):
+class FilterConfig(ModelStage):
     name: str = Field(description="Option name.")
+    kind: Literal["basic", "llm_judge"] = Field("basic", description="basic: support and tool steps; llm_judge: also a "
+                                                                     "model that fixes logic/compliance errors and drops poor skills.")
     min_support: int = Field(3, ge=1, description="Drop clusters with fewer transcripts.")
     min_tool_steps: int = Field(1, ge=0, description="Drop skills with fewer lookup/act steps.")
+    min_quality: int = Field(3, ge=1, le=5, description="llm_judge: drop skills the judge rates lower (1-5).")
+
+    @model_validator(mode="after")
+    def _model(self) -> FilterConfig:
+        self._needs_model(self.kind, {"llm_judge"}, "filter")
+        return self
 
 
 class ScenarioWriterConfig(Part):
@@ -112,6 +146,9 @@ def stage_settings(cfg: BuildConfig, part: str) -> dict[str, Any]:
     """What determines a stage's items (endpoints, keys and concurrency of a model do not)."""
     data = getattr(cfg, part).model_dump(mode="json")
     data.pop("name", None)
-    if part == "extractor" and data.get("model"):
+    if data.get("model"):
         data["model"] = {k: data["model"][k] for k in ("model", "params", "prompt_template")}
+    elif "model" in data:  # an offline option: retries of a model it does not call change nothing
+        data.pop("model")
+        data.pop("attempts", None)
     return data

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from skillbench.benchmark.generator.model import SkillSpec
 from skillbench.build import benchmark as bench
+from skillbench.build import llm
 from skillbench.build.cluster import cluster_sequences
 from skillbench.build.config import BuildConfig, stage_settings
 from skillbench.build.extract import TurnTypes, annotated, text_only, with_llm
@@ -34,8 +35,9 @@ from skillbench.build.records import (
     Workflow,
 )
 from skillbench.build.represent import representative
-from skillbench.build.skillwriter import catalogue_for, fact_function, skill_spec, snake
+from skillbench.build.skillwriter import catalogue_for, fact_function, skill_spec, snake, spec_for, tool_name
 from skillbench.core.errors import SkillbenchError
+from skillbench.models.client import ClientPool
 from skillbench.store import ArtifactStore, content_hash
 from skillbench.store.artifacts import write_json_atomic
 
@@ -58,6 +60,7 @@ class WrittenSkill(BaseModel):
     spec: SkillSpec | None = Field(None, description="The generator skill template.")
     fixes: list[str] = Field(default_factory=list, description="What the filter added (e.g. the verify step).")
     dropped: str | None = Field(None, description="Why no skill was kept.")
+    usage: dict[str, float] = Field(default_factory=dict, description="Model calls, tokens, cost and seconds spent on it.")
 
     @model_validator(mode="before")
     @classmethod
@@ -135,6 +138,29 @@ class Build:
         made = produce()
         self.store.put(kind, key, made)
         return made
+
+    async def _cached_async(self, kind: str, settings: Any, item: Any, model: type[M], produce: Callable[[], Awaitable[M]],
+                            report: StageReport) -> M:
+        """``_cached`` for model calls: an item the endpoint failed on is not stored (the next run asks again)."""
+        key = content_hash({"v": VERSION, "settings": settings, "item": item})
+        found, reused = await self.store.get_or_create(
+            kind, key, model, produce, keep=lambda m: not (getattr(m, "dropped", None) or "").startswith(llm.MODEL_ERROR))
+        if reused:
+            report.reused += 1
+            return found.model_copy(update={"usage": {}}) if "usage" in type(found).model_fields else found  # spent earlier
+        return found
+
+    @staticmethod
+    def _account(report: StageReport, usages: list[dict[str, float]]) -> None:
+        """Model calls, cost, tokens and model seconds of what this run asked (reused items cost nothing now)."""
+        total: dict[str, float] = {}
+        for usage in usages:
+            llm.add_usage(total, usage)
+        report.model_calls = int(total.get("calls", 0))
+        report.cost_usd = round(total.get("cost_usd", 0.0), 6)
+        if report.model_calls:
+            report.notes["tokens"] = {"prompt": int(total.get("prompt_tokens", 0)), "completion": int(total.get("completion_tokens", 0))}
+            report.notes["model_seconds"] = round(total.get("seconds", 0.0), 3)
 
     # -- stages ------------------------------------------------------------------------------------
     def ingest(self) -> list[ScrubbedConversation]:
@@ -235,30 +261,57 @@ class Build:
     def represent(self) -> list[Workflow]:
         by_id = {s.conversation_id: s for s in self._read("extract", ActionSequence) if not s.dropped}
         clusters = self._read("cluster", Cluster)
+        cfg = self.cfg.representative
         settings = stage_settings(self.cfg, "representative")
         with self._stage("represent") as report:
             report.items_in = len(clusters)
-            items = [self._cached("build_represent", settings, {"cluster": c.model_dump(), "members": [by_id[m].actions for m in c.members]},
-                                  Workflow, lambda c=c: representative(c, by_id, self.cfg.representative.samples), report)
-                     for c in clusters]
-            report.items_out = len(items)
+            if cfg.kind == "llm":
+                items = asyncio.run(self._represent_llm(clusters, by_id, settings, report))
+            else:
+                items = [self._cached("build_represent", settings, {"cluster": c.model_dump(), "members": [by_id[m].actions for m in c.members]},
+                                      Workflow, lambda c=c: representative(c, by_id, cfg.samples), report)
+                         for c in clusters]
+            kept = [w for w in items if not w.dropped]
+            report.dropped = dict(Counter((w.dropped or "").split(":")[0] for w in items if w.dropped))
+            report.items_out = len(kept)
+            self._account(report, [w.usage for w in items])
             self._write("represent", items)
-            return items
+            return kept
+
+    async def _represent_llm(self, clusters: list[Cluster], by_id: dict[str, ActionSequence], settings: Any,
+                             report: StageReport) -> list[Workflow]:
+        cfg = self.cfg.representative
+        assert cfg.model is not None
+        client = ClientPool().client(cfg.model)
+
+        async def one(c: Cluster) -> Workflow:
+            return await self._cached_async(
+                "build_represent", settings, {"cluster": c.model_dump(), "members": [by_id[m].actions for m in c.members]},
+                Workflow, lambda: llm.represent(client, c, by_id, version=cfg.model.prompt_template, attempts=cfg.attempts,  # type: ignore[union-attr]
+                                                samples=cfg.samples, max_sequences=cfg.max_sequences), report)
+
+        return list(await asyncio.gather(*(one(c) for c in clusters)))
 
     def skills(self) -> list[WrittenSkill]:
-        workflows = sorted(self._read("represent", Workflow), key=lambda w: (-w.support, w.cluster_id))
-        settings = {"writer": stage_settings(self.cfg, "skill_writer"), "filter": stage_settings(self.cfg, "filter")}
+        everything = self._read("represent", Workflow)
+        workflows = sorted((w for w in everything if not w.dropped), key=lambda w: (-w.support, w.cluster_id))
+        settings: dict[str, Any] = {"writer": stage_settings(self.cfg, "skill_writer"), "filter": stage_settings(self.cfg, "filter")}
+        offline = self.cfg.skill_writer.kind == "deterministic" and self.cfg.filter.kind == "basic"
         with self._stage("skills") as report:
             report.items_in = len(workflows)
-            items = [self._cached("build_skills", settings, w.model_dump(), WrittenSkill, lambda w=w: self._write_skill(w), report)
-                     for w in workflows]
+            if offline:
+                items = [self._cached("build_skills", settings, w.model_dump(exclude={"usage"}), WrittenSkill,
+                                      lambda w=w: self._write_skill(w), report) for w in workflows]
+            else:
+                items = asyncio.run(self._skills_llm(everything, workflows, settings, report))
             kept = [i for i in items if i.spec]
             if self.cfg.selection.max_skills:
                 for extra in kept[self.cfg.selection.max_skills:]:
                     items[items.index(extra)] = extra.model_copy(update={"spec": None, "dropped": "beyond selection.max_skills"})
             report.dropped = dict(Counter((i.dropped or "").split(":")[0] for i in items if i.dropped))
             report.items_out = sum(1 for i in items if i.spec)
-            report.notes = {"fixes": dict(Counter(f for i in items for f in i.fixes))}
+            self._account(report, [i.usage for i in items])
+            report.notes["fixes"] = dict(Counter(f for i in items for f in i.fixes))
             self._write("skills", items)
             return items
 
@@ -266,17 +319,110 @@ class Build:
         base = {"cluster_id": workflow.cluster_id, "support": workflow.support}
         if workflow.support < self.cfg.filter.min_support:
             return WrittenSkill(**base, dropped=f"low support: {workflow.support} < filter.min_support")
-        key = snake(workflow.cluster_id)
-        spec = skill_spec(workflow, key, self.cfg.skill_writer.max_facts)
+        spec = skill_spec(workflow, snake(workflow.cluster_id), self.cfg.skill_writer.max_facts)
         if isinstance(spec, str):
             return WrittenSkill(**base, dropped=spec)
+        return self._basic_filter(base, spec)
+
+    def _basic_filter(self, base: dict[str, Any], spec: SkillSpec, usage: dict[str, float] | None = None) -> WrittenSkill:
+        usage = usage or {}
         tool_steps = sum(1 for s in spec.steps if s.kind in {"lookup", "act"})
         if tool_steps < self.cfg.filter.min_tool_steps:
-            return WrittenSkill(**base, dropped=f"too few tool steps: {tool_steps} < filter.min_tool_steps")
+            return WrittenSkill(**base, dropped=f"too few tool steps: {tool_steps} < filter.min_tool_steps", usage=usage)
         # The generator always puts identity verification first and the restricted tool behind a
         # guardrail, so mined workflows that skipped them (most do) are fixed, and say so.
         fixes = ["added identity verification before any disclosure", "added a guardrail on record deletion"]
-        return WrittenSkill(**base, spec=spec, fixes=fixes)
+        return WrittenSkill(**base, spec=spec, fixes=fixes, usage=usage)
+
+    async def _skills_llm(self, everything: list[Workflow], workflows: list[Workflow], settings: dict[str, Any],
+                          report: StageReport) -> list[WrittenSkill]:
+        """The model writer and/or judge: per-transcript instructions stored one by one, the skill per workflow."""
+        writer, judge = self.cfg.skill_writer, self.cfg.filter
+        apis = sorted({a.split(":", 1)[1] for w in everything for a in w.actions if a.startswith("query:")})
+        servers, _ = catalogue_for(apis)
+        catalogue = llm.catalogue_text(servers)
+        api_of = {tool_name(api): api for api in apis}
+        settings = {**settings, "catalogue": content_hash(catalogue)}  # the models see it: it is part of every key
+        pool = ClientPool()
+        writer_client = pool.client(writer.model) if writer.kind == "llm" and writer.model else None
+        judge_client = pool.client(judge.model) if judge.kind == "llm_judge" and judge.model else None
+        conversations: dict[str, Conversation] = {}
+        if writer_client:
+            conversations = {s.conversation.id: s.conversation for s in self._read("ingest", ScrubbedConversation)}
+        notes_report = StageReport(stage="instructions")  # reuse of per-transcript items counts into the stage's
+
+        async def notes_for(c: Conversation) -> llm.Instructions:
+            assert writer_client is not None and writer.model is not None
+            return await self._cached_async(
+                "build_skill_instructions", {**settings["writer"], "catalogue": settings["catalogue"]}, c.model_dump(mode="json"),
+                llm.Instructions, lambda: llm.instructions(writer_client, c, catalogue, set(api_of), version=writer.model.prompt_template,  # type: ignore[union-attr]
+                                                           attempts=writer.attempts), notes_report)
+
+        async def write(w: Workflow) -> WrittenSkill:
+            base: dict[str, Any] = {"cluster_id": w.cluster_id, "support": w.support}
+            usage = llm.new_usage()
+            if w.support < judge.min_support:
+                return WrittenSkill(**base, dropped=f"low support: {w.support} < filter.min_support")
+            key = snake(w.cluster_id)
+            if writer_client is None:
+                made = skill_spec(w, key, writer.max_facts)
+                if isinstance(made, str):
+                    return WrittenSkill(**base, dropped=made)
+                spec = made
+            else:
+                assert writer.model is not None
+                sampled = [conversations[i] for i in w.samples[:writer.samples] if i in conversations]
+                notes = list(await asyncio.gather(*(notes_for(c) for c in sampled)))
+                for note in notes:
+                    llm.add_usage(usage, note.usage)
+                failed = next((n.dropped for n in notes if (n.dropped or "").startswith(llm.MODEL_ERROR)), None)
+                if failed:
+                    return WrittenSkill(**base, dropped=failed, usage=usage)
+                good = [n for n in notes if not n.dropped]
+                if not good:
+                    first = next((n.dropped for n in notes if n.dropped), "no sampled transcript")
+                    return WrittenSkill(**base, dropped=f"no usable per-transcript instructions: {first}", usage=usage)
+                merged, spent, problem = await llm.merge(writer_client, w, good, catalogue, api_of, version=writer.model.prompt_template,
+                                                         attempts=writer.attempts, max_facts=writer.max_facts)
+                llm.add_usage(usage, spent)
+                if merged is None:
+                    return WrittenSkill(**base, dropped=problem, usage=usage)
+                skill, steps = merged
+                spec = spec_for(w, key, steps, api_of, name=skill.name, capability=skill.capability,
+                                guardrails=skill.guardrails, success=skill.success)
+            written = self._basic_filter(base, spec, usage)
+            if judge_client is None or written.spec is None:
+                return written
+            return await self._judge(judge_client, w, written, catalogue, api_of, usage)
+
+        items = list(await asyncio.gather(*(write(w) for w in workflows)))
+        report.reused += notes_report.reused
+        return items
+
+    async def _judge(self, client: Any, workflow: Workflow, written: WrittenSkill, catalogue: str, api_of: dict[str, str],
+                     usage: dict[str, float]) -> WrittenSkill:
+        cfg = self.cfg.filter
+        assert cfg.model is not None and written.spec is not None
+        spec = written.spec
+        shown = {"name": spec.name, "capability": spec.capability,
+                 "steps": [{"kind": "verify", "text": "Verify the caller's identity before sharing or changing anything."},
+                           *(s.model_dump(exclude_none=True, exclude_defaults=True) | {"kind": s.kind} for s in spec.steps)],
+                 "guardrails": list(spec.guardrails), "success": list(spec.success)}
+        result, spent, problem = await llm.judge(client, shown, catalogue, api_of, version=cfg.model.prompt_template,
+                                                 attempts=cfg.attempts, max_facts=self.cfg.skill_writer.max_facts)
+        llm.add_usage(usage, spent)
+        base = {"cluster_id": written.cluster_id, "support": written.support, "usage": usage}
+        if result is None:
+            return WrittenSkill(**base, dropped=problem)
+        verdict, steps = result
+        if not verdict.keep:
+            return WrittenSkill(**base, dropped=f"judge dropped it: {verdict.reason}")
+        if verdict.quality < cfg.min_quality:
+            return WrittenSkill(**base, dropped=f"low quality: judge rated {verdict.quality} < filter.min_quality: {verdict.reason}")
+        if steps or verdict.guardrails:
+            spec = spec_for(workflow, spec.key, steps or list(spec.steps), api_of, name=spec.name, capability=spec.capability,
+                            guardrails=[*spec.guardrails, *verdict.guardrails], success=spec.success)
+        return WrittenSkill(**base, spec=spec, fixes=[*written.fixes, *(f"judge: {f}" for f in verdict.fixes)])
 
     def scenarios(self) -> dict[str, Any]:
         everything = self._read("skills", WrittenSkill)
@@ -292,6 +438,10 @@ class Build:
                 raise BuildError(f"{self._path('skills')}: no skill survived the filter. Fix: lower filter.min_support or "
                                  f"check the drops in {self.work / 'summary.json'}.")
             apis = [a.split(":", 1)[1] for w in written for a in workflows[w.cluster_id].actions if a.startswith("query:")]
+            # A model writer may use any catalogue tool (the catalogue is every workflow's APIs): add those it chose.
+            every = {tool_name(a.split(":", 1)[1]): a.split(":", 1)[1] for w in workflows.values() for a in w.actions
+                     if a.startswith("query:")}
+            apis += [every[s.tool] for w in written if w.spec for s in w.spec.steps if s.tool in every]
             servers, entities = catalogue_for(apis)
             specs = [w.spec for w in written if w.spec]
             industry = bench.industry(cfg.benchmark_name, servers, entities, specs)
