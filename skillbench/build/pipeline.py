@@ -38,6 +38,7 @@ from skillbench.build.represent import representative
 from skillbench.build.skillwriter import catalogue_for, fact_function, skill_spec, snake, spec_for, tool_name
 from skillbench.core.errors import SkillbenchError
 from skillbench.models.client import ClientPool
+from skillbench.models.lazy import LazyClient
 from skillbench.store import ArtifactStore, content_hash
 from skillbench.store.artifacts import write_json_atomic
 
@@ -282,7 +283,7 @@ class Build:
                              report: StageReport) -> list[Workflow]:
         cfg = self.cfg.representative
         assert cfg.model is not None
-        client = ClientPool().client(cfg.model)
+        client: Any = LazyClient(ClientPool(), cfg.model)  # litellm loads only if some item is not stored
 
         async def one(c: Cluster) -> Workflow:
             return await self._cached_async(
@@ -344,8 +345,8 @@ class Build:
         api_of = {tool_name(api): api for api in apis}
         settings = {**settings, "catalogue": content_hash(catalogue)}  # the models see it: it is part of every key
         pool = ClientPool()
-        writer_client = pool.client(writer.model) if writer.kind == "llm" and writer.model else None
-        judge_client = pool.client(judge.model) if judge.kind == "llm_judge" and judge.model else None
+        writer_client: Any = LazyClient(pool, writer.model) if writer.kind == "llm" and writer.model else None
+        judge_client: Any = LazyClient(pool, judge.model) if judge.kind == "llm_judge" and judge.model else None
         conversations: dict[str, Conversation] = {}
         if writer_client:
             conversations = {s.conversation.id: s.conversation for s in self._read("ingest", ScrubbedConversation)}
@@ -395,7 +396,11 @@ class Build:
                 return written
             return await self._judge(judge_client, w, written, catalogue, api_of, usage)
 
-        items = list(await asyncio.gather(*(write(w) for w in workflows)))
+        async def stored(w: Workflow) -> WrittenSkill:
+            return await self._cached_async("build_skills", settings, w.model_dump(exclude={"usage"}), WrittenSkill,
+                                            lambda: write(w), report)
+
+        items = list(await asyncio.gather(*(stored(w) for w in workflows)))
         report.reused += notes_report.reused
         return items
 
