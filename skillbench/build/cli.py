@@ -69,6 +69,9 @@ def measure_main(argv: list[str]) -> int:
     parser.add_argument("--e2e-tasks", type=int, default=None,
                         help="end to end (mined vs gold benchmarks through the engine): first N tasks (default all; 0 skips it)")
     parser.add_argument("--e2e-per-task", type=int, default=4, help="end to end: scenarios per task and side")
+    parser.add_argument("--e2e-mined", choices=["global", "purpose"], default="global",
+                        help="end to end: a task's mined workflow from the global clustering (labels hidden, as flow_similarity) "
+                             "or from clustering within the task's own dialogues (as `skillbench build` does)")
     parser.add_argument("--e2e-agents", default="sim_careful,sim_sloppy,sim_reckless",
                         help="end to end: agents (conf/agent names), best first")
     parser.add_argument("--e2e-judge", default="sim_balanced", help="end to end: the judge (conf/judge name)")
@@ -88,11 +91,15 @@ def measure_main(argv: list[str]) -> int:
         print(f"flow_similarity {found['flow_similarity']}")
         for name, value in found["per_dialogue"].items():
             print(f"flow_similarity[{name}] {value}")
+        if args.e2e_tasks != 0:
+            workflows = found["workflows"]
+            tasks = sorted(workflows["mined"])[:args.e2e_tasks]
+            _end_to_end({t: workflows["mined"][t] for t in tasks}, {t: workflows["gold"][t] for t in tasks}, args)
         return 0
     if not (root / "dialogues").is_dir():
         raise ConfigError(f"{root}: no STAR dialogues/ folder. Fix: pass --path to the STAR data.")
     result = measure_star(root, per_purpose=args.per_purpose, k=args.k, k_min=args.k_min, k_max=args.k_max,
-                          text_types=args.text_types)
+                          text_types=args.text_types, mined_by=args.e2e_mined)
     print(f"dialogues {result['dialogues']} tasks {result['tasks']}")
     main = result["annotated"]
     print(f"ARI {main['ARI']}")

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from skillbench.build.cli import load_config
 from skillbench.build.pipeline import FILES, Build
 from skillbench.build.records import Workflow
+from skillbench.build.represent import collapse, similarity
 from skillbench.config import validate_config
 from skillbench.core.errors import ConfigError
 from skillbench.engine.job import run_job_async
@@ -47,6 +48,7 @@ class TaskRates(BaseModel):
     mined: dict[str, float | None] = Field(description="Pass rate per agent on the mined-workflow skill (None: no skill).")
     scenarios: dict[str, int] = Field(description="Scenarios run per side (gold, mined).")
     dropped: dict[str, str] = Field(default_factory=dict, description="Why a side has no skill for this task.")
+    similarity: float = Field(description="Normalised edit similarity of the mined workflow to the gold one (1: the same).")
 
 
 class Comparison(BaseModel):
@@ -153,7 +155,8 @@ def compare(mined: Mapping[str, Workflow], gold: Mapping[str, Workflow], work: P
             task=task, gold={a: rates["gold"].get(a, {}).get(task) for a in agents},
             mined={a: rates["mined"].get(a, {}).get(task) for a in agents},
             scenarios={side: rows_per_task.get(side, {}).get(task, 0) for side in SIDES},
-            dropped={side: drops[side][task] for side in SIDES if task in drops[side]}))
+            dropped={side: drops[side][task] for side in SIDES if task in drops[side]},
+            similarity=round(similarity(collapse(mined[task].actions), collapse(gold[task].actions)), 4)))
     result = Comparison(
         agents=list(agents), judge=judge, user_sim=user_sim, tasks=table, overall=overall,
         separates={side: strictly_ordered(overall[side], agents) for side in SIDES},
@@ -175,11 +178,15 @@ def lines(result: Comparison) -> list[str]:
         out.append(f"pass_rate_{side} " + " ".join(f"{n}={_rate(result.overall[side].get(a))}"
                                                    for n, a in zip(names, result.agents, strict=True)))
     out.append(f"task_orders_agree {result.orders_agree}/{len(result.tasks)}")
-    header = ["task", *(f"gold:{n}" for n in names), *(f"mined:{n}" for n in names), "gold order", "mined order", "n g/m"]
+    mean = sum(t.similarity for t in result.tasks) / len(result.tasks)
+    out.append(f"workflow_similarity_mined_gold {mean:.4f}")
+    header = ["task", *(f"gold:{n}" for n in names), *(f"mined:{n}" for n in names), "gold order", "mined order", "n g/m",
+              "workflow sim"]
     out.append("\t".join(header))
     for t in result.tasks:
         cells = [t.task, *(_rate(t.gold[a]) for a in result.agents), *(_rate(t.mined[a]) for a in result.agents),
-                 order(t.gold, result.agents), order(t.mined, result.agents), f"{t.scenarios['gold']}/{t.scenarios['mined']}"]
+                 order(t.gold, result.agents), order(t.mined, result.agents), f"{t.scenarios['gold']}/{t.scenarios['mined']}",
+                 f"{t.similarity:.2f}"]
         if t.dropped:
             cells.append("dropped: " + "; ".join(f"{s}: {r}" for s, r in t.dropped.items()))
         out.append("\t".join(cells))

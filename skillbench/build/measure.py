@@ -13,7 +13,7 @@ from skillbench.build.cluster import cluster_sequences
 from skillbench.build.extract import SMALL_TALK, TurnTypes, annotated, text_only
 from skillbench.build.ingest import read_source
 from skillbench.build.pii import scrub
-from skillbench.build.records import ActionSequence, Workflow
+from skillbench.build.records import ActionSequence, Cluster, Workflow
 from skillbench.build.represent import collapse, representative, similarity
 
 # Past a query or a question without an edge: an available result, then a yes, then the query's success.
@@ -70,7 +70,14 @@ def star_graphs(root: Path) -> dict[str, dict[str, str]]:
 
 
 def measure_star(root: Path, *, per_purpose: int | None, k: int | None, k_min: int, k_max: int, text_types: int,
-                 seed: int = 0) -> dict[str, Any]:
+                 seed: int = 0, mined_by: str = "global") -> dict[str, Any]:
+    """ARI, NMI and flow similarity of both extraction paths, and the mined and gold workflow of each task.
+
+    ``mined_by``: the mined workflow of a task comes from the global clustering (labels hidden: the
+    cluster holding most of the task's dialogues, as the flow similarity scores it) or, with
+    ``purpose``, from K-Means within the task's own dialogues (as ``skillbench build`` does with labels):
+    the largest cluster's medoid.
+    """
     conversations = [scrub(c).conversation for c in read_source("star", root, {"per_purpose": per_purpose})]
     graphs = star_graphs(root)
     out: dict[str, Any] = {"dialogues": len(conversations), "tasks": len({c.metadata.purpose for c in conversations})}
@@ -84,7 +91,9 @@ def measure_star(root: Path, *, per_purpose: int | None, k: int | None, k_min: i
         per_task = flow_similarity(sequences, clusters, graphs)
         if name == "annotated":  # the workflows the flow similarity scored, for the end-to-end comparison
             support = Counter(s.purpose for s in sequences)
-            out["workflows"] = {"mined": mined_workflows(sequences, clusters, list(graphs)),
+            by_purpose = clusters if mined_by == "global" else cluster_sequences(
+                sequences, group_by_purpose=True, k=None, k_min=2, k_max=4, n_max=2, seed=seed)[0]
+            out["workflows"] = {"mined": mined_workflows(sequences, by_purpose, list(graphs)),
                                 "gold": {t: gold_workflow(t, g, support[t]) for t, g in graphs.items() if support[t]}}
         out[name] = {"sequences": len(sequences), "k": notes["all"]["k"], "silhouette": notes["all"]["silhouette"],
                      "ARI": round(adjusted_rand_score(truth, found), 4), "NMI": round(normalized_mutual_info_score(truth, found), 4),
@@ -100,14 +109,30 @@ def grouped(sequences: list[ActionSequence]) -> dict[str, list[str]]:
 
 
 def measure_abcd(root: Path) -> dict[str, Any]:
-    """Each ABCD dialogue's extracted actions against its subflow's required actions in ``kb.json``."""
+    """Each ABCD dialogue's extracted actions against its subflow's required actions in ``kb.json``.
+
+    Also each subflow's mined workflow (the medoid of its dialogues' action sequences) and its gold
+    one (the required actions, each a call of that action's tool), for the end-to-end comparison.
+    """
     gold: dict[str, list[str]] = json.loads((root / "kb.json").read_text())
     per_dialogue: dict[str, float] = {}
+    sequences: list[ActionSequence] = []
     for conversation in read_source("abcd", root, {}):
         purpose = conversation.metadata.purpose
         if purpose not in gold:
             continue
-        actions = [a.split(":", 1)[1] for a in annotated(scrub(conversation).conversation).actions if a.startswith("query:")]
+        sequence = annotated(scrub(conversation).conversation)
+        if sequence.dropped:
+            continue
+        sequences.append(sequence)
+        actions = [a.split(":", 1)[1] for a in sequence.actions if a.startswith("query:")]
         per_dialogue[f"{conversation.id} ({purpose})"] = round(similarity(collapse(actions), gold[purpose]), 4)
     mean = sum(per_dialogue.values()) / max(1, len(per_dialogue))
-    return {"dialogues": len(per_dialogue), "flow_similarity": round(mean, 4), "per_dialogue": per_dialogue}
+    by_id = {s.conversation_id: s for s in sequences}
+    mined = {purpose: representative(Cluster(id=purpose, group=purpose, members=ids), by_id)
+             for purpose, ids in grouped(sequences).items()}
+    workflows = {"mined": mined, "gold": {p: Workflow(cluster_id=p, group=p, actions=[f"query:{a}" for a in gold[p]],
+                                                      tools=list(dict.fromkeys(gold[p])), support=mined[p].support)
+                                          for p in mined}}
+    return {"dialogues": len(per_dialogue), "flow_similarity": round(mean, 4), "per_dialogue": per_dialogue,
+            "workflows": workflows}
