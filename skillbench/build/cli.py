@@ -127,7 +127,7 @@ def _end_to_end(mined: dict, gold: dict, args: argparse.Namespace) -> None:  # t
     with tempfile.TemporaryDirectory(prefix="skillbench-e2e-") as scratch:
         work = Path(args.work) if args.work else Path(scratch)
         result = compare(mined, gold, work, per_task=args.e2e_per_task, agents=agents, judge=args.e2e_judge,
-                         user_sim=args.e2e_user_sim)
+                         user_sim=args.e2e_user_sim, say=lambda line: print(line, file=sys.stderr, flush=True))
         for line in lines(result):
             print(line)
         if args.work:

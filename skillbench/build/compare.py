@@ -18,7 +18,7 @@ import asyncio
 import itertools
 import logging
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from hydra import compose, initialize_config_module
@@ -99,12 +99,11 @@ def run_config(agent: str, source: Path, store: Path, judge: str, user_sim: str,
                  f"store.root={store}", f"run.seed={seed}", "run.progress_interval_s=3600"]
     try:
         with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
-            return validate_config(compose("config", overrides=overrides))
-    except ConfigError:
-        raise
-    except Exception as exc:  # Hydra's own errors: one line
+            cfg = compose("config", overrides=overrides)
+    except Exception as exc:  # Hydra's own errors (unknown option ...): one line
         raise ConfigError(f"cannot compose the engine config {overrides}: {str(exc).splitlines()[0]}. "
                           f"Fix: name agents, judge and user simulator that exist in skillbench/conf/.") from None
+    return validate_config(cfg)
 
 
 def pass_rates(rows: Sequence[ResultRow], prefix: str) -> tuple[dict[str, float | None], dict[str, int]]:
@@ -121,7 +120,7 @@ def pass_rates(rows: Sequence[ResultRow], prefix: str) -> tuple[dict[str, float 
 
 def compare(mined: Mapping[str, Workflow], gold: Mapping[str, Workflow], work: Path, *, per_task: int = 4,
             agents: Sequence[str] = AGENTS, judge: str = "sim_balanced", user_sim: str = "sim_user",
-            seed: int = 0) -> Comparison:
+            seed: int = 0, say: Callable[[str], None] | None = None) -> Comparison:
     """Build both benchmarks under ``work`` and run every agent on each; the comparison is also written as JSON."""
     tasks = sorted(set(mined) & set(gold))
     if not tasks:
@@ -144,6 +143,8 @@ def compare(mined: Mapping[str, Workflow], gold: Mapping[str, Workflow], work: P
         for agent in agents:
             cfg = run_config(agent, folder, work / "store", judge, user_sim, seed)
             job = work / "jobs" / f"{side}_{agent}"
+            if say:
+                say(f"e2e: {side} benchmark, agent {agent} -> {job}")
             asyncio.run(run_job_async(cfg, job, label=f"{side} {agent}: "))
             rows = [ResultRow.model_validate_json(line) for line in (job / RESULTS_FILE).read_text().splitlines() if line]
             rates[side][agent], rows_per_task[side] = pass_rates(rows, NAME)

@@ -117,10 +117,23 @@ class ScenarioWriterConfig(Part):
 
 class SelectionConfig(Part):
     name: str = Field(description="Option name.")
+    kind: Literal["balanced", "rated"] = Field("balanced", description="balanced: by path and persona; rated: a model writes "
+                                                                       "a conversation per candidate, another rates it, the best are kept.")
     per_skill: int = Field(7, ge=1, description="Scenarios kept per skill (balanced by path and persona).")
     max_skills: int | None = Field(None, ge=1, description="Keep the N best-supported skills.")
     independent: bool = Field(False, description="Choose each skill's scenarios on their own (seeded by its id), so "
                                                  "adding or dropping a skill never changes another's scenarios.")
+    pool: int = Field(2, ge=1, description="rated: candidates written and rated per kept scenario (balanced pick first).")
+    min_score: float = Field(0.0, ge=0, le=5, description="rated: candidates rated lower (mean of the rubric, 1-5) are dropped.")
+    attempts: int = Field(3, ge=1, description="rated: replies asked for per conversation or rating before the candidate is dropped.")
+    writer: ModelConfig | None = Field(None, description="rated: the model that writes the conversations.")
+    rater: ModelConfig | None = Field(None, description="rated: the model that rates them (another model, ideally).")
+
+    @model_validator(mode="after")
+    def _models(self) -> SelectionConfig:
+        if self.kind == "rated" and (self.writer is None or self.rater is None):
+            raise ValueError("selection.writer and selection.rater are required when selection.kind is rated")
+        return self
 
 
 class BuildConfig(Part):
@@ -146,9 +159,11 @@ def stage_settings(cfg: BuildConfig, part: str) -> dict[str, Any]:
     """What determines a stage's items (endpoints, keys and concurrency of a model do not)."""
     data = getattr(cfg, part).model_dump(mode="json")
     data.pop("name", None)
-    if data.get("model"):
-        data["model"] = {k: data["model"][k] for k in ("model", "params", "prompt_template")}
-    elif "model" in data:  # an offline option: retries of a model it does not call change nothing
-        data.pop("model")
-        data.pop("attempts", None)
+    models = [k for k in ("model", "writer", "rater") if k in data]
+    for key in models:
+        if data[key]:
+            data[key] = {k: data[key][k] for k in ("model", "params", "prompt_template")}
+    if models and not any(data[k] for k in models):  # an offline option: settings of models it does not call change nothing
+        for key in (*models, "attempts", "pool", "min_score"):
+            data.pop(key, None)
     return data

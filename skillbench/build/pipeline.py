@@ -18,11 +18,14 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, model_validator
 
+from skillbench.benchmark.generator.balance import select_balanced
+from skillbench.benchmark.generator.identities import seed_for
 from skillbench.benchmark.generator.model import SkillSpec
 from skillbench.build import benchmark as bench
 from skillbench.build import llm
 from skillbench.build.cluster import cluster_sequences
 from skillbench.build.config import BuildConfig, stage_settings
+from skillbench.build.conversations import RatedCandidate, rate
 from skillbench.build.extract import TurnTypes, annotated, text_only, with_llm
 from skillbench.build.ingest import read_source
 from skillbench.build.pii import scrub
@@ -46,7 +49,7 @@ log = logging.getLogger("skillbench.build")
 M = TypeVar("M", bound=BaseModel)
 VERSION = "1"  # bump when a stage's output for the same input changes (invalidates the store)
 FILES = {"ingest": "01_conversations.jsonl", "extract": "02_actions.jsonl", "cluster": "03_clusters.jsonl",
-         "represent": "04_workflows.jsonl", "skills": "05_skills.jsonl"}
+         "represent": "04_workflows.jsonl", "skills": "05_skills.jsonl", "conversations": "06_conversations.jsonl"}
 
 
 class BuildError(SkillbenchError):
@@ -460,14 +463,61 @@ class Build:
                     continue
                 skills.append(result[0])
                 candidates += result[1]
+            chosen_ids: set[str] | None = None
+            if cfg.selection.kind == "rated":
+                chosen_ids = asyncio.run(self._rated(skills, candidates, report, drops))
+                skills = [s for s in skills if any(i.startswith(f"{s.id}-") for i in chosen_ids)]
+                if not skills:
+                    raise BuildError(f"{self.work / FILES['conversations']}: no candidate scenario was rated. Fix: check the "
+                                     f"drops in {self.work / 'summary.json'} (or lower selection.min_score).")
             description = (f"Mined by `skillbench build` from {cfg.ingest.format} transcripts: {len(skills)} skills, "
                            f"{cfg.selection.per_skill} scenarios per skill; see docs/pipeline.md.")
             built = bench.write(self.out, cfg.benchmark_name, catalogue, skills, candidates, cfg.selection.per_skill,
-                                cfg.scenario_writer.seed, description, per_skill_seed=cfg.selection.independent)
+                                cfg.scenario_writer.seed, description, per_skill_seed=cfg.selection.independent,
+                                chosen_ids=chosen_ids)
             report.dropped = dict(drops)
             report.items_out = len(built.scenarios)
-            report.notes = {"skills": len(skills), "candidates": len(candidates), "tools": len(tools)}
+            report.notes.update({"skills": len(skills), "candidates": len(candidates), "tools": len(tools)})
             return {"skills": len(skills), "scenarios": len(built.scenarios)}
+
+    async def _rated(self, skills: list[Any], candidates: list[Any], report: StageReport, drops: Counter[str]) -> set[str]:
+        """Per skill: a balanced pool, a written and rated conversation for each, the ``per_skill`` best kept."""
+        cfg = self.cfg.selection
+        assert cfg.writer is not None and cfg.rater is not None
+        pool = ClientPool()
+        writer: Any = LazyClient(pool, cfg.writer)
+        rater: Any = LazyClient(pool, cfg.rater)
+        settings = stage_settings(self.cfg, "selection")
+        by_skill = {s.id: s for s in skills}
+        picked = [c for s in skills for c in select_balanced(
+            [c for c in candidates if c.scenario.skill_id == s.id], cfg.per_skill * cfg.pool,
+            seed_for(self.cfg.scenario_writer.seed, self.cfg.benchmark_name, s.id))]
+
+        async def one(c: Any) -> RatedCandidate:
+            skill = by_skill[c.scenario.skill_id]
+            return await self._cached_async(
+                "build_conversations", settings, {"scenario": c.scenario.model_dump(mode="json"), "skill": skill.model_dump(mode="json")},
+                RatedCandidate, lambda: rate(writer, rater, skill, c.scenario, writer_version=cfg.writer.prompt_template,  # type: ignore[union-attr]
+                                             rater_version=cfg.rater.prompt_template, attempts=cfg.attempts), report)  # type: ignore[union-attr]
+
+        rated = list(await asyncio.gather(*(one(c) for c in picked)))
+        chosen: set[str] = set()
+        for skill in skills:
+            mine = [r for r in rated if r.skill_id == skill.id and not r.dropped]
+            good = [r for r in mine if r.score >= cfg.min_score]
+            if len(good) < len(mine):
+                drops["below selection.min_score"] += len(mine) - len(good)
+            # Best rated first; equal scores keep the balanced pool's order (stable sort).
+            chosen |= {r.scenario_id for r in sorted(good, key=lambda r: -r.score)[:cfg.per_skill]}
+        drops.update((r.dropped or "").split(":")[0] for r in rated if r.dropped)
+        self._account(report, [r.usage for r in rated])
+        report.notes["rated"] = {"written": len(rated), "scored": sum(1 for r in rated if not r.dropped), "kept": len(chosen),
+                                 "mean_score_kept": round(sum(r.score for r in rated if r.scenario_id in chosen) / max(1, len(chosen)), 3)}
+        lines = [r.model_copy(update={"kept": r.scenario_id in chosen}).model_dump_json() + "\n" for r in rated]
+        path = self.work / FILES["conversations"]
+        path.with_suffix(".tmp").write_text("".join(lines), encoding="utf-8")
+        path.with_suffix(".tmp").replace(path)
+        return chosen
 
     def run(self) -> None:
         stages = ("ingest", "extract", "cluster", "represent", "skills", "scenarios")

@@ -52,7 +52,27 @@ JUDGE = {
     ),
 }
 
-STAGE_PROMPTS = {"represent": REPRESENT, "instructions": INSTRUCTIONS, "merge": MERGE, "judge": JUDGE}
+CONVERSATION = {
+    "v1": (
+        "Write one realistic customer-support phone conversation for the skill and scenario below: the caller "
+        "behaves as the persona and scenario say, and the agent follows the workflow and guardrails (describe "
+        "tool use in the agent's words). At least two exchanges. "
+        'Reply with JSON only: {"turns": [{"speaker": "customer" or "agent", "text": "..."}, ...]}.'
+    ),
+}
+
+RATE = {
+    "v1": (
+        "Rate the conversation below against its skill and scenario, each from 1 (poor) to 5 (excellent): "
+        "realism (sounds like a real call), workflow_adherence (the agent follows the workflow and guardrails), "
+        "persona_fidelity (the caller behaves as the persona), scenario_fit (it plays out the scenario as stated). "
+        'Reply with JSON only: {"scores": {"realism": n, "workflow_adherence": n, "persona_fidelity": n, '
+        '"scenario_fit": n}, "reason": "one sentence"}.'
+    ),
+}
+
+STAGE_PROMPTS = {"represent": REPRESENT, "instructions": INSTRUCTIONS, "merge": MERGE, "judge": JUDGE,
+                 "conversation": CONVERSATION, "rate": RATE}
 
 
 def prompt(stage: str, version: str) -> str:

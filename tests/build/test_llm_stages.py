@@ -122,5 +122,52 @@ def test_an_endpoint_failure_is_not_stored_and_is_asked_again(transcripts: Path,
 
 
 def test_a_model_stage_without_a_model_is_a_config_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="filter.model is required when filter.kind is llm_judge"):
+    with pytest.raises(ConfigError, match=r"filter\.model is required when filter\.kind is llm_judge"):
         load_config([f"out={tmp_path}", "filter=llm_judge", "filter.model=null"])
+
+
+def rating_script(body: dict[str, Any]) -> dict[str, Any]:
+    system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+    attempt = (len(body["messages"]) - 2) // 2 + 1
+    path = re.search(r"Scenario \((\w+)\)", user).group(1)  # type: ignore[union-attr]
+    if "Write one realistic" in system:
+        turns = [{"speaker": "customer", "text": "Hello."}, {"speaker": "agent", "text": "Hi, who am I speaking to?"}]
+        if not (path == "happy_path" and attempt == 1):  # two turns are too few: retried
+            turns += [{"speaker": "customer", "text": "It is me."}, {"speaker": "agent", "text": "Done. Goodbye."}]
+        return text_reply(json.dumps({"turns": turns}))
+    if "Rate the conversation" in system:
+        if path == "out_of_scope":
+            return text_reply(json.dumps({"scores": {"realism": 9}, "reason": "?"}))  # never valid: dropped
+        score = 5 if path == "happy_path" else 3
+        dims = {d: score for d in ("realism", "workflow_adherence", "persona_fidelity", "scenario_fit")}
+        return text_reply(json.dumps({"scores": dims, "reason": f"{path} rated {score}"}))
+    raise AssertionError(f"unexpected prompt: {system[:80]}")
+
+
+def test_rated_selection_keeps_the_best_rated_scenarios(transcripts: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rated"
+    with stub_server(rating_script) as server:
+        args = overrides(transcripts, out, "selection=rated", "selection.per_skill=2", "selection.pool=3",
+                         *(f"selection.{role}.{key}" for role in ("writer", "rater") for key in (
+                             f"model=hosted_vllm/stub-{role}", f"api_base={server.base_url}", "api_key_env=null")))
+        build = Build(load_config(args))
+        build.run()
+        rated = [json.loads(line) for line in (out / "_build" / "06_conversations.jsonl").read_text().splitlines()]
+        assert len(rated) == 3 * 2 * 3  # three skills, a pool of three per kept scenario
+        for item in rated:
+            assert bool(item["dropped"]) == ("out-of-scope" in item["scenario_id"])
+        for skill in {r["skill_id"] for r in rated}:
+            mine = [r for r in rated if r["skill_id"] == skill and not r["dropped"]]
+            kept = [r for r in mine if r["kept"]]
+            assert len(kept) == min(2, len(mine))
+            assert min(r["score"] for r in kept) >= max([r["score"] for r in mine if not r["kept"]], default=0)
+        assert {s.id for s in load_benchmark(out).scenarios} == {r["scenario_id"] for r in rated if r["kept"]}
+        scenarios = {s.stage: s for s in build.summary().stages}["scenarios"]
+        happy = sum("happy" in r["scenario_id"] for r in rated)
+        writes = len(rated) + happy  # each happy-path conversation was asked twice
+        rates = len(rated) - sum(bool(r["dropped"]) for r in rated) + 3 * sum(bool(r["dropped"]) for r in rated)
+        assert len(server.requests) == scenarios.model_calls == writes + rates
+        for request in server.requests:
+            assert_no_planted(json.dumps(request))
+        Build(load_config(args)).run()
+        assert len(server.requests) == writes + rates  # every rating came from the store
