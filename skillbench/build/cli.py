@@ -1,4 +1,4 @@
-"""``skillbench build [overrides]``, ``skillbench build report DIR``, ``skillbench build measure star``."""
+"""``skillbench build [overrides]``, ``skillbench build report DIR``, ``skillbench build measure star|abcd``."""
 
 from __future__ import annotations
 
@@ -140,7 +140,7 @@ def build_main(argv: list[str]) -> int:
     if argv and argv[0] == "measure":
         return measure_main(argv[1:])
     if argv and argv[0] in {"-h", "--help"}:
-        print("usage: skillbench build [key=value ...] | report OUT | measure star\n"
+        print("usage: skillbench build [key=value ...] | report OUT | measure star|abcd [--help]\n"
               f"options: the groups in {CONF_DIR}; e.g. skillbench build ingest=star out=DIR ingest.per_purpose=20")
         return 0
     from skillbench.build.pipeline import Build
