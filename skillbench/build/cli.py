@@ -82,6 +82,10 @@ def measure_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.e2e_per_task < 1:
         raise ConfigError(f"--e2e-per-task {args.e2e_per_task}: must be at least 1. Fix: e.g. --e2e-per-task 4.")
+    if args.e2e_tasks != 0:
+        from skillbench.build.compare import check_names
+
+        check_names(_agents(args), args.e2e_judge, args.e2e_user_sim)  # a typo stops here, not after the measuring
     root = Path(args.path or SHARED_DATA / args.dataset)
     if args.dataset == "abcd":
         if not (root / "kb.json").is_file():
@@ -118,12 +122,16 @@ def measure_main(argv: list[str]) -> int:
     return 0
 
 
+def _agents(args: argparse.Namespace) -> list[str]:
+    return [a.strip() for a in args.e2e_agents.split(",") if a.strip()]
+
+
 def _end_to_end(mined: dict, gold: dict, args: argparse.Namespace) -> None:  # type: ignore[type-arg]
     import tempfile
 
     from skillbench.build.compare import compare, lines
 
-    agents = [a.strip() for a in args.e2e_agents.split(",") if a.strip()]
+    agents = _agents(args)
     with tempfile.TemporaryDirectory(prefix="skillbench-e2e-") as scratch:
         work = Path(args.work) if args.work else Path(scratch)
         result = compare(mined, gold, work, per_task=args.e2e_per_task, agents=agents, judge=args.e2e_judge,

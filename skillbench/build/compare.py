@@ -79,8 +79,11 @@ def strictly_ordered(rates: Mapping[str, float | None], agents: Sequence[str]) -
     return all(v is not None for v in values) and all(float(x) > float(y) for x, y in itertools.pairwise(values))  # type: ignore[arg-type]
 
 
-def build_side(folder: Path, name: str, workflows: Sequence[Workflow], *, per_task: int, seed: int) -> dict[str, str]:
-    """Write ``workflows`` as the represent stage's file, run the skills and scenarios stages; task → drop reason."""
+def build_side(folder: Path, name: str, workflows: Sequence[Workflow], *, per_task: int, seed: int) -> tuple[dict[str, str], bool]:
+    """Write ``workflows`` as the represent stage's file, run the skills and scenarios stages.
+
+    Returns task → drop reason, and whether a benchmark was written (no skill: none, and no stale one is left).
+    """
     work = folder / "_build"
     work.mkdir(parents=True, exist_ok=True)
     (work / FILES["represent"]).write_text("".join(w.model_dump_json() + "\n" for w in workflows), encoding="utf-8")
@@ -88,9 +91,12 @@ def build_side(folder: Path, name: str, workflows: Sequence[Workflow], *, per_ta
                        f"selection.per_skill={per_task}", "selection.independent=true", f"scenario_writer.seed={seed}"])
     build = Build(cfg)
     written = build.skills()
-    if any(w.spec for w in written):
-        build.scenarios()
-    return {w.cluster_id: w.dropped for w in written if w.dropped}
+    drops = {w.cluster_id: w.dropped for w in written if w.dropped}
+    if not any(w.spec for w in written):
+        (folder / "benchmark.yaml").unlink(missing_ok=True)  # a kept --work folder may hold an earlier run's
+        return drops, False
+    build.scenarios()
+    return drops, True
 
 
 def run_config(agent: str, source: Path, store: Path, judge: str, user_sim: str, seed: int):  # type: ignore[no-untyped-def]
@@ -101,9 +107,17 @@ def run_config(agent: str, source: Path, store: Path, judge: str, user_sim: str,
         with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
             cfg = compose("config", overrides=overrides)
     except Exception as exc:  # Hydra's own errors (unknown option ...): one line
-        raise ConfigError(f"cannot compose the engine config {overrides}: {str(exc).splitlines()[0]}. "
+        raise ConfigError(f"cannot compose the engine config: {str(exc).splitlines()[0]}. "
                           f"Fix: name agents, judge and user simulator that exist in skillbench/conf/.") from None
     return validate_config(cfg)
+
+
+def check_names(agents: Sequence[str], judge: str, user_sim: str) -> None:
+    """ConfigError (one line) for an agent, judge or user simulator with no config, before any work starts."""
+    if not agents:
+        raise ConfigError("no agents given. Fix: e.g. --e2e-agents sim_careful,sim_sloppy,sim_reckless.")
+    for agent in agents:
+        run_config(agent, Path("unbuilt"), Path("unused-store"), judge, user_sim, 0)
 
 
 def pass_rates(rows: Sequence[ResultRow], prefix: str) -> tuple[dict[str, float | None], dict[str, int]]:
@@ -134,14 +148,16 @@ def compare(mined: Mapping[str, Workflow], gold: Mapping[str, Workflow], work: P
     rates: dict[str, dict[str, dict[str, float | None]]] = {side: {} for side in SIDES}  # side → agent → task → rate
     rows_per_task: dict[str, dict[str, int]] = {}
     overall: dict[str, dict[str, float | None]] = {side: {} for side in SIDES}
+    # Every job's config first: a wrong agent, judge or user simulator name stops before anything is built.
+    configs = {(side, agent): run_config(agent, work / side, work / "store", judge, user_sim, seed)
+               for side in SIDES for agent in agents}
     for side in SIDES:
-        folder = work / side
-        drops[side] = build_side(folder, NAME, sides[side], per_task=per_task, seed=seed)
-        if not (folder / "benchmark.yaml").is_file():
+        drops[side], built = build_side(work / side, NAME, sides[side], per_task=per_task, seed=seed)
+        if not built:
             overall[side] = {a: None for a in agents}
             continue
         for agent in agents:
-            cfg = run_config(agent, folder, work / "store", judge, user_sim, seed)
+            cfg = configs[(side, agent)]
             job = work / "jobs" / f"{side}_{agent}"
             if say:
                 say(f"e2e: {side} benchmark, agent {agent} -> {job}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from skillbench.build.cluster import cluster_sequences
 from skillbench.build.compare import compare, lines, order, strictly_ordered
 from skillbench.build.extract import annotated
@@ -59,3 +61,11 @@ def test_mined_and_gold_benchmarks_run_side_by_side(tmp_path: Path) -> None:
     assert printed[1].startswith("separation_mined careful>reckless ")
     assert any(line.startswith("check_balance\t") and "dropped: mined: no tool step" in line for line in printed)
     assert json.loads((tmp_path / "comparison.json").read_text())["agents"] == AGENTS
+
+
+def test_an_unknown_agent_stops_the_measure_before_any_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from skillbench.cli import main as cli_main
+
+    assert cli_main(["build", "measure", "abcd", "--path", str(tmp_path / "absent"), "--e2e-agents", "sim_careful,sim_nobody"]) == 2
+    captured = capsys.readouterr()
+    assert "agent/sim_nobody" in captured.err and captured.out == ""
