@@ -80,6 +80,8 @@ def measure_main(argv: list[str]) -> int:
                         help="end to end: folder for the two benchmarks, jobs and store (default: a temporary folder; "
                              "a kept folder makes a rerun reuse every conversation)")
     args = parser.parse_args(argv)
+    if args.e2e_tasks is not None and args.e2e_tasks < 0:
+        raise ConfigError(f"--e2e-tasks {args.e2e_tasks}: must be 0 (skip) or more. Fix: e.g. --e2e-tasks 6.")
     if args.e2e_per_task < 1:
         raise ConfigError(f"--e2e-per-task {args.e2e_per_task}: must be at least 1. Fix: e.g. --e2e-per-task 4.")
     if args.e2e_tasks != 0:
