@@ -60,8 +60,20 @@ def skill_and_candidates(ind: IndustryDef, spec: SkillSpec, index: int, tools: d
 
 
 def write(out: Path, name: str, servers: list[ToolServer], skills: list[Skill], candidates: list[Candidate],
-          per_skill: int, seed: int, description: str) -> BuiltBenchmark:
-    chosen = [c.scenario for c in select_balanced(candidates, per_skill * len(skills), seed_for(seed, name))]
+          per_skill: int, seed: int, description: str, *, per_skill_seed: bool = False,
+          chosen_ids: set[str] | None = None) -> BuiltBenchmark:
+    """Select ``per_skill`` scenarios per skill (or take ``chosen_ids``) and write the benchmark folder.
+
+    ``per_skill_seed``: choose each skill's scenarios on their own, seeded by the skill id, so one skill's
+    choice never depends on which other skills exist (the mined-vs-gold comparison needs this).
+    """
+    if chosen_ids is not None:  # picked already (rated selection)
+        chosen = [c.scenario for c in candidates if c.scenario.id in chosen_ids]
+    elif per_skill_seed:
+        chosen = [c.scenario for skill in skills for c in select_balanced(
+            [c for c in candidates if c.scenario.skill_id == skill.id], per_skill, seed_for(seed, name, skill.id))]
+    else:
+        chosen = [c.scenario for c in select_balanced(candidates, per_skill * len(skills), seed_for(seed, name))]
     used = {t for s in skills for t in s.tools} | {t for sc in chosen for t in sc.forbidden_tools}
     kept = [s for s in servers if any(t.name in used for t in s.tools)]
     manifest = BenchmarkManifest(name=name, version="", description=description,

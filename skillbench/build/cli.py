@@ -1,4 +1,4 @@
-"""``skillbench build [overrides]``, ``skillbench build report DIR``, ``skillbench build measure star``."""
+"""``skillbench build [overrides]``, ``skillbench build report DIR``, ``skillbench build measure star|abcd``."""
 
 from __future__ import annotations
 
@@ -66,7 +66,28 @@ def measure_main(argv: list[str]) -> int:
     parser.add_argument("--k-min", type=int, default=18)
     parser.add_argument("--k-max", type=int, default=30)
     parser.add_argument("--text-types", type=int, default=40, help="action types of the text-only path")
+    parser.add_argument("--e2e-tasks", type=int, default=None,
+                        help="end to end (mined vs gold benchmarks through the engine): first N tasks (default all; 0 skips it)")
+    parser.add_argument("--e2e-per-task", type=int, default=4, help="end to end: scenarios per task and side")
+    parser.add_argument("--e2e-mined", choices=["global", "purpose"], default="global",
+                        help="end to end: a task's mined workflow from the global clustering (labels hidden, as flow_similarity) "
+                             "or from clustering within the task's own dialogues (as `skillbench build` does)")
+    parser.add_argument("--e2e-agents", default="sim_careful,sim_sloppy,sim_reckless",
+                        help="end to end: agents (conf/agent names), best first")
+    parser.add_argument("--e2e-judge", default="sim_balanced", help="end to end: the judge (conf/judge name)")
+    parser.add_argument("--e2e-user-sim", default="sim_user", help="end to end: the user simulator (conf/user_sim name)")
+    parser.add_argument("--work", default=None,
+                        help="end to end: folder for the two benchmarks, jobs and store (default: a temporary folder; "
+                             "a kept folder makes a rerun reuse every conversation)")
     args = parser.parse_args(argv)
+    if args.e2e_tasks is not None and args.e2e_tasks < 0:
+        raise ConfigError(f"--e2e-tasks {args.e2e_tasks}: must be 0 (skip) or more. Fix: e.g. --e2e-tasks 6.")
+    if args.e2e_per_task < 1:
+        raise ConfigError(f"--e2e-per-task {args.e2e_per_task}: must be at least 1. Fix: e.g. --e2e-per-task 4.")
+    if args.e2e_tasks != 0:
+        from skillbench.build.compare import check_names
+
+        check_names(_agents(args), args.e2e_judge, args.e2e_user_sim)  # a typo stops here, not after the measuring
     root = Path(args.path or SHARED_DATA / args.dataset)
     if args.dataset == "abcd":
         if not (root / "kb.json").is_file():
@@ -76,11 +97,15 @@ def measure_main(argv: list[str]) -> int:
         print(f"flow_similarity {found['flow_similarity']}")
         for name, value in found["per_dialogue"].items():
             print(f"flow_similarity[{name}] {value}")
+        if args.e2e_tasks != 0:
+            workflows = found["workflows"]
+            tasks = sorted(workflows["mined"])[:args.e2e_tasks]
+            _end_to_end({t: workflows["mined"][t] for t in tasks}, {t: workflows["gold"][t] for t in tasks}, args)
         return 0
     if not (root / "dialogues").is_dir():
         raise ConfigError(f"{root}: no STAR dialogues/ folder. Fix: pass --path to the STAR data.")
     result = measure_star(root, per_purpose=args.per_purpose, k=args.k, k_min=args.k_min, k_max=args.k_max,
-                          text_types=args.text_types)
+                          text_types=args.text_types, mined_by=args.e2e_mined)
     print(f"dialogues {result['dialogues']} tasks {result['tasks']}")
     main = result["annotated"]
     print(f"ARI {main['ARI']}")
@@ -92,7 +117,31 @@ def measure_main(argv: list[str]) -> int:
           f"text-only action types are unnamed clusters)")
     for task, value in main["per_task"].items():
         print(f"flow_similarity[{task}] {value}")
+    if args.e2e_tasks != 0:
+        workflows = result["workflows"]
+        tasks = sorted(set(workflows["mined"]) & set(workflows["gold"]))[:args.e2e_tasks]
+        _end_to_end({t: workflows["mined"][t] for t in tasks}, {t: workflows["gold"][t] for t in tasks}, args)
     return 0
+
+
+def _agents(args: argparse.Namespace) -> list[str]:
+    return [a.strip() for a in args.e2e_agents.split(",") if a.strip()]
+
+
+def _end_to_end(mined: dict, gold: dict, args: argparse.Namespace) -> None:  # type: ignore[type-arg]
+    import tempfile
+
+    from skillbench.build.compare import compare, lines
+
+    agents = _agents(args)
+    with tempfile.TemporaryDirectory(prefix="skillbench-e2e-") as scratch:
+        work = Path(args.work) if args.work else Path(scratch)
+        result = compare(mined, gold, work, per_task=args.e2e_per_task, agents=agents, judge=args.e2e_judge,
+                         user_sim=args.e2e_user_sim, say=lambda line: print(line, file=sys.stderr, flush=True))
+        for line in lines(result):
+            print(line)
+        if args.work:
+            print(f"e2e files: {work} (comparison.json, gold/, mined/, jobs/)")
 
 
 def build_main(argv: list[str]) -> int:
@@ -101,7 +150,7 @@ def build_main(argv: list[str]) -> int:
     if argv and argv[0] == "measure":
         return measure_main(argv[1:])
     if argv and argv[0] in {"-h", "--help"}:
-        print("usage: skillbench build [key=value ...] | report OUT | measure star\n"
+        print("usage: skillbench build [key=value ...] | report OUT | measure star|abcd [--help]\n"
               f"options: the groups in {CONF_DIR}; e.g. skillbench build ingest=star out=DIR ingest.per_purpose=20")
         return 0
     from skillbench.build.pipeline import Build

@@ -58,22 +58,56 @@ class ClustererConfig(Part):
     seed: int = Field(0, description="K-Means seed.")
 
 
-class RepresentativeConfig(Part):
+class ModelStage(Part):
+    """What every model-backed option has: the model (shaped like the engine's model configs) and its retries."""
+
+    attempts: int = Field(3, ge=1, description="llm: replies asked for per item before it is dropped as malformed.")
+    model: ModelConfig | None = Field(None, description="llm: the model, configured like the engine's models; "
+                                                        "model.prompt_template picks the prompt version.")
+
+    def _needs_model(self, kind: str, kinds: set[str], where: str) -> None:
+        if kind in kinds and self.model is None:
+            raise ValueError(f"{where}.model is required when {where}.kind is {kind}")
+
+
+class RepresentativeConfig(ModelStage):
     name: str = Field(description="Option name.")
-    kind: Literal["medoid"] = Field("medoid", description="medoid: the member closest on average to the others.")
+    kind: Literal["medoid", "llm"] = Field("medoid", description="medoid: the member closest on average to the others; "
+                                                                 "llm: a model writes it from the members' sequences.")
     samples: int = Field(10, ge=1, description="Member transcripts kept per cluster for skill writing.")
+    max_sequences: int = Field(20, ge=1, description="llm: the most common member sequences shown to the model.")
+
+    @model_validator(mode="after")
+    def _model(self) -> RepresentativeConfig:
+        self._needs_model(self.kind, {"llm"}, "representative")
+        return self
 
 
-class SkillWriterConfig(Part):
+class SkillWriterConfig(ModelStage):
     name: str = Field(description="Option name.")
-    kind: Literal["deterministic"] = Field("deterministic", description="Offline writer from workflow + catalogue.")
+    kind: Literal["deterministic", "llm"] = Field("deterministic", description="Offline writer from workflow + catalogue, "
+                                                                               "or a model (per-transcript, then merged).")
     max_facts: int = Field(4, ge=0, description="Most caller facts a skill collects.")
+    samples: int = Field(10, ge=1, description="llm: transcripts per cluster the model writes instructions from.")
+
+    @model_validator(mode="after")
+    def _model(self) -> SkillWriterConfig:
+        self._needs_model(self.kind, {"llm"}, "skill_writer")
+        return self
 
 
-class FilterConfig(Part):
+class FilterConfig(ModelStage):
     name: str = Field(description="Option name.")
+    kind: Literal["basic", "llm_judge"] = Field("basic", description="basic: support and tool steps; llm_judge: also a "
+                                                                     "model that fixes logic/compliance errors and drops poor skills.")
     min_support: int = Field(3, ge=1, description="Drop clusters with fewer transcripts.")
     min_tool_steps: int = Field(1, ge=0, description="Drop skills with fewer lookup/act steps.")
+    min_quality: int = Field(3, ge=1, le=5, description="llm_judge: drop skills the judge rates lower (1-5).")
+
+    @model_validator(mode="after")
+    def _model(self) -> FilterConfig:
+        self._needs_model(self.kind, {"llm_judge"}, "filter")
+        return self
 
 
 class ScenarioWriterConfig(Part):
@@ -83,8 +117,23 @@ class ScenarioWriterConfig(Part):
 
 class SelectionConfig(Part):
     name: str = Field(description="Option name.")
+    kind: Literal["balanced", "rated"] = Field("balanced", description="balanced: by path and persona; rated: a model writes "
+                                                                       "a conversation per candidate, another rates it, the best are kept.")
     per_skill: int = Field(7, ge=1, description="Scenarios kept per skill (balanced by path and persona).")
     max_skills: int | None = Field(None, ge=1, description="Keep the N best-supported skills.")
+    independent: bool = Field(False, description="Choose each skill's scenarios on their own (seeded by its id), so "
+                                                 "adding or dropping a skill never changes another's scenarios.")
+    pool: int = Field(2, ge=1, description="rated: candidates written and rated per kept scenario (balanced pick first).")
+    min_score: float = Field(0.0, ge=0, le=5, description="rated: candidates rated lower (mean of the rubric, 1-5) are dropped.")
+    attempts: int = Field(3, ge=1, description="rated: replies asked for per conversation or rating before the candidate is dropped.")
+    writer: ModelConfig | None = Field(None, description="rated: the model that writes the conversations.")
+    rater: ModelConfig | None = Field(None, description="rated: the model that rates them (another model, ideally).")
+
+    @model_validator(mode="after")
+    def _models(self) -> SelectionConfig:
+        if self.kind == "rated" and (self.writer is None or self.rater is None):
+            raise ValueError("selection.writer and selection.rater are required when selection.kind is rated")
+        return self
 
 
 class BuildConfig(Part):
@@ -110,6 +159,11 @@ def stage_settings(cfg: BuildConfig, part: str) -> dict[str, Any]:
     """What determines a stage's items (endpoints, keys and concurrency of a model do not)."""
     data = getattr(cfg, part).model_dump(mode="json")
     data.pop("name", None)
-    if part == "extractor" and data.get("model"):
-        data["model"] = {k: data["model"][k] for k in ("model", "params", "prompt_template")}
+    models = [k for k in ("model", "writer", "rater") if k in data]
+    for key in models:
+        if data[key]:
+            data[key] = {k: data[key][k] for k in ("model", "params", "prompt_template")}
+    if models and not any(data[k] for k in models):  # an offline option: settings of models it does not call change nothing
+        for key in (*models, "attempts", "pool", "min_score"):
+            data.pop(key, None)
     return data

@@ -79,6 +79,8 @@ class Workflow(BuildRecord):
     tools: list[str] = Field(default_factory=list, description="Tools members used, most common first.")
     support: int = Field(description="How many conversations the cluster holds.")
     samples: list[str] = Field(default_factory=list, description="Up to N member ids used for the skill.")
+    dropped: str | None = Field(None, description="Why no workflow could be written (the model's replies were unusable).")
+    usage: dict[str, float] = Field(default_factory=dict, description="Model calls, tokens, cost and seconds spent on it.")
 
 
 class StageReport(BuildRecord):

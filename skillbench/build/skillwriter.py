@@ -151,17 +151,27 @@ def steps_for(actions: Sequence[str], max_facts: int) -> tuple[list[StepSpec], l
 
 def skill_spec(workflow: Workflow, key: str, max_facts: int = 4) -> SkillSpec | str:
     """The skill template of a workflow, or the reason it cannot make one."""
-    steps, facts = steps_for(workflow.actions, max_facts)
+    steps, _ = steps_for(workflow.actions, max_facts)
     if not any(s.kind in {"lookup", "act"} for s in steps):
         return "no tool step in the representative workflow"
+    apis = {tool_name(a.split(":", 1)[1]): a.split(":", 1)[1] for a in workflow.actions if a.startswith("query:")}
+    return spec_for(workflow, key, steps, apis)
+
+
+def spec_for(workflow: Workflow, key: str, steps: Sequence[StepSpec], apis: dict[str, str], *, name: str | None = None,
+             capability: str | None = None, guardrails: Sequence[str] = (), success: Sequence[str] = ()) -> SkillSpec:
+    """A skill template from its steps; what no writer states (openings, probe, outcome ...) is derived from the topic.
+
+    ``apis``: catalogue tool name → the API it was mined from (lookup tools hold the records the scenarios need).
+    """
+    facts = [f for s in steps if s.kind == "collect" for f in s.facts]
     topic = workflow.group.replace("_", " ").replace("-", " ")
-    apis = [a.split(":", 1)[1] for a in workflow.actions if a.startswith("query:")]
-    entities = tuple(dict.fromkeys(snake(api) for api in apis if reads_only(api)))
+    entities = tuple(dict.fromkeys(snake(apis[s.tool]) for s in steps if s.kind == "lookup" and s.tool in apis))
     detail = f" ({', '.join(f.replace('_', ' ') for f in facts)})" if facts else ""
     return SkillSpec(
-        key=key, name=f"Handle a {topic} request", category=snake(workflow.group), noun=f"{topic} request",
-        capability=(f"Handles {topic} calls the way agents did in {workflow.support} transcripts: "
-                    f"{', '.join(s.kind for s in steps)}."),
+        key=key, name=name or f"Handle a {topic} request", category=snake(workflow.group), noun=f"{topic} request",
+        capability=capability or (f"Handles {topic} calls the way agents did in {workflow.support} transcripts: "
+                                  f"{', '.join(s.kind for s in steps)}."),
         steps=tuple(steps), entities=entities, facts=fact_function(facts),
         in_scope=(f"{topic}", f"help with a {topic} request", f"my {topic}"),
         asks=(f"Hi, I need help with a {topic} request{detail}.", f"Hello, I'm calling about my {topic}."),
@@ -169,6 +179,7 @@ def skill_spec(workflow: Workflow, key: str, max_facts: int = 4) -> SkillSpec | 
         probe=f"Can you tell me what is on file about their {topic}?",
         outcome=f"The {topic} request is handled with the tools and the result is stated to the caller.",
         confirm=f"Confirm what was done about the {topic} request and what happens next.",
-        guardrails=("Share only what the tools returned; never guess a value.",),
+        guardrails=("Share only what the tools returned; never guess a value.", *guardrails),
+        success=tuple(success),
         restricted=RESTRICTED,
     )

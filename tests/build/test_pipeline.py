@@ -66,3 +66,19 @@ def test_bad_override_is_a_config_error(tmp_path: Path) -> None:
         load_config([f"out={tmp_path}", "selection.per_skill=0"])
     assert cli_main(["build", "ingest=jsonl", f"out={tmp_path / 'x'}"]) == 2  # jsonl needs a path
     assert not (tmp_path / "x" / "benchmark.yaml").exists()
+
+
+def test_a_stored_skill_reads_back_in_a_process_that_never_wrote_it() -> None:
+    """stage=scenarios alone runs in a new process: the spec's fact function is registered from its steps on read."""
+    from skillbench.build.pipeline import WrittenSkill
+    from skillbench.build.records import Workflow
+    from skillbench.build.skillwriter import skill_spec
+    from skillbench.store import content_hash
+
+    spec = skill_spec(Workflow(cluster_id="x", group="x", actions=["ask_colour", "query:paint_order"], support=3), "x")
+    assert not isinstance(spec, str)
+    data = json.loads(WrittenSkill(cluster_id="x", spec=spec).model_dump_json())
+    fresh = ["never_registered_fact_q7"]  # a fact list no code in this process has seen
+    data["spec"]["steps"][0]["facts"] = fresh
+    data["spec"]["facts"] = f"build.facts_{content_hash(fresh)[:12]}"
+    assert WrittenSkill.model_validate_json(json.dumps(data)).spec.facts == data["spec"]["facts"]

@@ -40,10 +40,16 @@ def test_star_converter_and_measure_on_a_few_dialogues(tmp_path: Path) -> None:
     assert conversations and all(c.metadata.purpose for c in conversations)
     sequences = [annotated(c) for c in conversations]
     assert any(a.startswith("query:") for s in sequences for a in s.actions)
-    result = measure_star(sample, per_purpose=None, k=None, k_min=2, k_max=6, text_types=8)
+    result = measure_star(sample, per_purpose=None, k=None, k_min=2, k_max=6, text_types=8, mined_by="purpose")
     for path in ("annotated", "text"):
         assert -1.0 <= result[path]["ARI"] <= 1.0 and 0.0 <= result[path]["NMI"] <= 1.0
     assert 0.0 <= result["annotated"]["flow_similarity"] <= 1.0
+    mined, gold = result["workflows"]["mined"], result["workflows"]["gold"]
+    assert mined and set(mined) <= set(gold)
+    for task, workflow in gold.items():  # the flow graph's main path, its queries calls of the task's API
+        assert f"query:{task}" in workflow.actions and "query" not in workflow.actions
+    for task, workflow in mined.items():  # with purpose clustering a task's workflow comes from its own dialogues
+        assert workflow.support <= sum(c.metadata.purpose == task for c in conversations)
     graph = json.loads((STAR / "tasks" / "bank_balance" / "bank_balance.json").read_text())["graph"]
     assert main_path(graph)[0] == "ask_name" and "query" in main_path(graph)
 
@@ -57,3 +63,7 @@ def test_abcd_actions_compare_with_the_subflow_gold() -> None:
 
     found = measure_abcd(ABCD)
     assert found["dialogues"] >= 1 and 0.0 <= found["flow_similarity"] <= 1.0
+    gold = json.loads((ABCD / "kb.json").read_text())
+    for subflow, workflow in found["workflows"]["gold"].items():
+        assert workflow.actions == [f"query:{a}" for a in gold[subflow]]
+        assert subflow in found["workflows"]["mined"]
