@@ -12,9 +12,11 @@ files) one plain log line every ``run.progress_interval_s``, as before.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,12 +149,10 @@ class Progress:
     async def report_every(self, interval_s: float) -> None:
         """Until cancelled: the live display on a terminal, else a log line every ``interval_s``."""
         log.info("%sstarting %d conversation(s)", self.label, self.total)
-        if _terminal():
-            await LiveDisplay(self).run()
-            return
-        while True:
-            await asyncio.sleep(interval_s)
-            log.info(self.line())
+        with LiveDisplay(self).shown() if _terminal() else contextlib.nullcontext():
+            while True:
+                await asyncio.sleep(interval_s)
+                log.info(self.line())  # on a terminal, only the log file gets it
 
 
 def _isatty(stream: Any) -> bool:
@@ -215,7 +215,8 @@ class LiveDisplay:
         )
         return grid
 
-    async def run(self) -> None:
+    @contextlib.contextmanager
+    def shown(self) -> Iterator[None]:
         from rich.console import Console
         from rich.live import Live
 
@@ -234,8 +235,7 @@ class LiveDisplay:
                 handler.setStream(getattr(sys, name))
                 handler.addFilter(drop)
             try:
-                while True:
-                    await asyncio.sleep(3600)
+                yield
             finally:
                 live.refresh()  # the final counts stay on screen
                 for handler, name in handlers:
