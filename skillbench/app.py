@@ -21,6 +21,7 @@ from skillbench.config.schema import LlmMock
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
 from skillbench.engine.progress import BudgetReached, SweepPosition
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
+from skillbench.plan import completion
 from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV
 from skillbench.plan.hydra_errors import install as install_hydra_errors
 from skillbench.plan.outcome import INTERRUPTED_FILE, STOPPED_FILE, job_failure, sweep_spent_usd
@@ -162,12 +163,23 @@ def _job_failed(job_dir: Path, exc: BaseException, multirun: bool, *, user_error
     return None
 
 
+def shell_completion() -> None:
+    """``-sc install=bash``: print the completion script for both entry points and exit; ``-sc query=bash``:
+    let Hydra answer for the overrides after ``python -m skillbench`` or ``skillbench run``."""
+    script = completion.handle(sys.argv[1:])
+    if script is not None:
+        print(script, end="", flush=True)
+        sys.exit(0)
+
+
 def main_argv(argv: list[str]) -> int:
     """``skillbench run ...``: the same as ``python -m skillbench ...``."""
     sys.argv = [sys.argv[0] if sys.argv else "skillbench", *argv]
+    shell_completion()
     main()
     return 0
 
 
 if __name__ == "__main__":
+    shell_completion()
     main()
