@@ -9,7 +9,7 @@ from hydra import compose, initialize_config_module
 
 from skillbench.engine import run_job
 from skillbench.plan.estimate import estimate_run
-from skillbench.plan.sweep import PlannedJob, plan_jobs
+from skillbench.plan.sweep import ComposedJob, PlannedJob, plan_jobs
 from tests.conftest import compose_config
 from tests.support.openai_stub import conversation_script, stub_server
 
@@ -23,7 +23,7 @@ def _plan(*overrides: str) -> list[PlannedJob]:
     """The run's jobs as the dry run plans them (composed by Hydra, validated, scenarios counted)."""
     with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
         cfg = compose("config", overrides=list(overrides), return_hydra_config=False)
-    return plan_jobs([(list(overrides), cfg)])
+    return plan_jobs([ComposedJob(list(overrides), cfg)])
 
 
 def test_calibrated_estimate_matches_the_calls_and_cost_of_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
