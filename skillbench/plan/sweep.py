@@ -85,16 +85,25 @@ def compose_jobs(master: DictConfig) -> list[ComposedJob]:
 
 class _GroupSwapper:
     """The first job with other config-group options swapped in. Each option file and the primary config
-    are read once (a paper grid picks 22 options for 85 jobs)."""
+    are read once (a paper grid picks 22 options for 85 jobs).
+
+    Exact by construction: an override inside a swapped group (``judge.timeout_s=60``) is applied to the new
+    node as Hydra applies it, and a group whose node in the first job is not what its option file and those
+    overrides give (an experiment file that edits it, say) is never swapped: Hydra composes those jobs.
+    """
 
     def __init__(self, loader: Any, base: ComposedJob, config_name: str) -> None:
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+
         self.loader, self.base = loader, base
+        self.parser = OverridesParser.create(config_loader=loader)
         self.before = dict(item.split("=", 1) for item in base.overrides)
         primary = loader.repository.load_config(config_name)
         self.primary = primary.config if primary is not None else None
         self.nodes: dict[tuple[str, str], DictConfig | None] = {}
+        self.exact: dict[str, bool] = {}
 
-    def node(self, key: str, value: str) -> DictConfig | None:
+    def option(self, key: str, value: str) -> DictConfig | None:
         """The group's node for option ``value``: the primary config's base for the group, then the option."""
         if (key, value) not in self.nodes:
             option = self.loader.repository.load_config(f"{key}/{value}")
@@ -105,6 +114,26 @@ class _GroupSwapper:
                 self.nodes[key, value] = OmegaConf.merge(start, option.config)
         return self.nodes[key, value]
 
+    def node(self, job: list[str], key: str, value: str) -> DictConfig | None:
+        """The option's node with the job's overrides of keys inside the group applied."""
+        from hydra._internal.config_loader_impl import ConfigLoaderImpl
+
+        option = self.option(key, value)
+        inside = [item for item in job if item.split("=", 1)[0].lstrip("+~").startswith(f"{key}.")]
+        if option is None or not inside:
+            return option
+        holder = OmegaConf.create({key: option})
+        ConfigLoaderImpl._apply_overrides_to_config(self.parser.parse_overrides(inside), holder)
+        return holder[key]
+
+    def swappable(self, key: str) -> bool:
+        """Whether the first job's node for group ``key`` is exactly its option plus the group's overrides."""
+        if key not in self.exact:
+            chosen = self.base.choices.get(key)
+            node = self.node(self.base.overrides, key, chosen) if chosen else None
+            self.exact[key] = node is not None and OmegaConf.to_container(node) == OmegaConf.to_container(self.base.cfg[key])
+        return self.exact[key]
+
     def swap(self, job: list[str]) -> ComposedJob | None:
         """``job`` as the first job with its differing groups swapped; None when that would not be exact."""
         changes: dict[str, DictConfig] = {}
@@ -112,9 +141,10 @@ class _GroupSwapper:
             key, value = item.split("=", 1)
             if self.before.get(key) == value:
                 continue
-            if key.startswith(("+", "~", "hydra")) or not self.loader.repository.group_exists(key) or key not in self.base.cfg:
+            if (key.startswith(("+", "~", "hydra")) or not self.loader.repository.group_exists(key)
+                    or key not in self.base.cfg or not self.swappable(key)):
                 return None
-            node = self.node(key, value)
+            node = self.node(job, key, value)
             if node is None:
                 return None
             changes[key] = node
