@@ -229,8 +229,9 @@ class LiveDisplay:
             for name, stream in before.items() if h.stream is stream and _isatty(stream)
         ]
         drop = _DropProgressLines()
+        # stdout redirected to a file stays that file (rich would send its prints to the terminal).
         with Live(get_renderable=self.render, console=console, refresh_per_second=4,
-                  redirect_stdout=True, redirect_stderr=True) as live:
+                  redirect_stdout=_isatty(sys.stdout), redirect_stderr=True) as live:
             for handler, name in handlers:
                 handler.setStream(getattr(sys, name))
                 handler.addFilter(drop)
