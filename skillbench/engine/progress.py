@@ -42,9 +42,11 @@ class SweepPosition:
     total: int | None = None
     started: float | None = None  # epoch seconds (time.time()), shared by launcher workers
 
-    def eta_s(self) -> float | None:
-        """Seconds the rest of the sweep should take, from the mean time of the jobs already done."""
-        done = self.index - 1
+    def eta_s(self, current: float = 0.0) -> float | None:
+        """Seconds the rest of the sweep should take, from the mean time of the jobs done so far; ``current``
+        is the share of this job already done (so a long first job has an ETA too). Rough: a judge's job
+        that reuses its agent's conversations is much shorter than the agent's first job."""
+        done = self.index - 1 + current
         if not (self.total and self.started and done > 0):
             return None
         return (time.time() - self.started) / done * (self.total - done)
@@ -194,7 +196,7 @@ class LiveDisplay:
             grid.add_row(
                 f"job {sweep.index} of {sweep.total}",
                 ProgressBar(total=sweep.total, completed=sweep.index - 1, width=30),
-                f"{sweep.index - 1}/{sweep.total} jobs done | sweep ETA {_duration(sweep.eta_s())}",
+                f"{sweep.index - 1}/{sweep.total} jobs done | sweep ETA {_duration(sweep.eta_s(p.done / max(p.total, 1)))}",
             )
         elapsed = p.elapsed_s()
         rate = p.done / elapsed * 60 if elapsed > 0 else 0.0

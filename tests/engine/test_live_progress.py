@@ -69,3 +69,12 @@ def test_counters_move_per_call_before_a_conversation_finishes() -> None:
     assert "$0.0040 of $0.01" in line and "failed requests 1" in line
     progress.observe("judge", Usage(calls=1, cost_usd=0.006))
     assert progress.over_budget()  # the budget sees spend of conversations still running
+
+
+def test_sweep_eta_counts_the_running_job() -> None:
+    import time
+
+    first = SweepPosition(index=1, total=4, started=time.time() - 100)
+    assert first.eta_s() is None  # nothing done yet
+    assert first.eta_s(current=0.5) is not None and 600 <= first.eta_s(current=0.5) <= 800  # half a job in ~100 s
+    assert SweepPosition(index=3, total=4, started=time.time() - 100).eta_s() is not None
