@@ -3,8 +3,10 @@
 import sys
 
 if __name__ == "__main__":
-    if sys.stderr.isatty():  # importing the libraries takes seconds; say so at once to a person watching
+    completing = any(arg.startswith(("-sc", "--shell-completion")) for arg in sys.argv[1:])
+    if sys.stderr.isatty() and not completing:  # importing the libraries takes seconds; say so at once
         print("skillbench: starting (loading libraries, composing the config)...", file=sys.stderr, flush=True)
-    from skillbench.app import main
+    from skillbench.app import main, shell_completion
 
+    shell_completion()
     main()

@@ -7,7 +7,6 @@ import logging
 import os
 import shlex
 import sys
-import time
 import traceback
 from pathlib import Path
 
@@ -20,8 +19,9 @@ from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.config import RunConfig, validate_config
 from skillbench.config.schema import LlmMock
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
-from skillbench.engine.progress import BudgetReached
+from skillbench.engine.progress import BudgetReached, SweepPosition
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
+from skillbench.plan import completion
 from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV
 from skillbench.plan.hydra_errors import install as install_hydra_errors
 from skillbench.plan.outcome import INTERRUPTED_FILE, STOPPED_FILE, job_failure, sweep_spent_usd
@@ -91,12 +91,13 @@ def main(cfg: DictConfig) -> float | None:
         sys.exit(2)
     for stale in (INTERRUPTED_FILE, STOPPED_FILE):  # a rerun into the same folder starts unmarked
         (job_dir / stale).unlink(missing_ok=True)
-    label = _sweep_label(hydra_cfg) if multirun else ""
+    sweep = _sweep_position(hydra_cfg) if multirun else None
+    label = sweep.label() if sweep else ""
     if run_cfg.run.budget_usd is not None and multirun:  # the budget is the sweep's: what earlier jobs spent counts
         left = max(0.0, run_cfg.run.budget_usd - sweep_spent_usd(job_dir.parent, exclude=job_dir))
         run_cfg = run_cfg.model_copy(update={"run": run_cfg.run.model_copy(update={"budget_usd": left})})
     try:
-        summary = run_job(run_cfg, job_dir, label)
+        summary = run_job(run_cfg, job_dir, label, sweep)
     except KeyboardInterrupt:
         _stopped(job_dir, INTERRUPTED_FILE, {"reason": "interrupted"}, "interrupted", 130)
     except BudgetReached as exc:
@@ -110,17 +111,11 @@ def main(cfg: DictConfig) -> float | None:
     return summary.pass_rate
 
 
-def _sweep_label(hydra_cfg: DictConfig) -> str:
-    """'job 3 of 85 (sweep ETA 2h10m): ' from the sweep size and start the plan callback recorded."""
-    num, total = int(hydra_cfg.job.num), os.environ.get(SWEEP_JOBS_ENV)
-    if not total:
-        return f"job {num + 1}: "
-    eta = ""
+def _sweep_position(hydra_cfg: DictConfig) -> SweepPosition:
+    """This job's place in the sweep, from its number and the size and start the plan callback recorded."""
+    total = os.environ.get(SWEEP_JOBS_ENV)
     started = float(os.environ.get(SWEEP_STARTED_ENV, "0") or 0)
-    if num and started:
-        left = (time.time() - started) / num * (int(total) - num)
-        eta = f" (sweep ETA {left / 60:.0f} min)"
-    return f"job {num + 1} of {total}{eta}: "
+    return SweepPosition(index=int(hydra_cfg.job.num) + 1, total=int(total) if total else None, started=started or None)
 
 
 def resume_command() -> str:
@@ -168,12 +163,23 @@ def _job_failed(job_dir: Path, exc: BaseException, multirun: bool, *, user_error
     return None
 
 
+def shell_completion() -> None:
+    """``-sc install=bash``: print the completion script for both entry points and exit; ``-sc query=bash``:
+    let Hydra answer for the overrides after ``python -m skillbench`` or ``skillbench run``."""
+    script = completion.handle(sys.argv[1:])
+    if script is not None:
+        print(script, end="", flush=True)
+        sys.exit(0)
+
+
 def main_argv(argv: list[str]) -> int:
     """``skillbench run ...``: the same as ``python -m skillbench ...``."""
     sys.argv = [sys.argv[0] if sys.argv else "skillbench", *argv]
+    shell_completion()
     main()
     return 0
 
 
 if __name__ == "__main__":
+    shell_completion()
     main()

@@ -36,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.parse_args(argv[:1])
         return 2
     command, rest = argv[0], argv[1:]
+    if command == "run" and sys.stderr.isatty() and not any(a.startswith(("-sc", "--shell-completion")) for a in rest):  # as `python -m skillbench`: importing the libraries takes seconds
+        print("skillbench: starting (loading libraries, composing the config)...", file=sys.stderr, flush=True)
     try:
         return int(_load(SUBCOMMANDS[command][0])(rest) or 0)
     except SkillbenchError as exc:

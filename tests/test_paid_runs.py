@@ -1,13 +1,20 @@
-"""Paid runs as a user meets them: preflight over the whole sweep, dry run, budget, honest exits (subprocesses)."""
+"""Paid runs as a user meets them: preflight over the whole sweep, dry run, budget, honest exits.
+
+Most cases call the Hydra entry point in this process (``skillbench.app.main`` with ``sys.argv`` set: the same
+path as ``python -m skillbench``, without a new interpreter); Ctrl-C needs a process to signal.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -17,12 +24,50 @@ REPO = Path(__file__).resolve().parents[1]
 KEYS = ("OPENAI_API_KEY", "GEMINI_API_KEY", "SKILLBENCH_QWEN3_5_9B_API_KEY", "SKILLBENCH_GEMMA4_API_KEY")
 
 
-def run(tmp_path: Path, *args: str, timeout: float = 600, **extra: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in KEYS} | extra
-    env |= {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HYDRA_FULL_ERROR": "0", "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "skillbench", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout
-    )
+class Result(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture
+def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
+    """``python -m skillbench ARGS`` in ``cwd``, in this process: exit code, stdout, stderr. Keyword arguments
+    are environment variables; the provider keys of this machine are removed."""
+    from skillbench.app import main
+    from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV
+
+    def call(cwd: Path, *args: str, **env: str) -> Result:
+        with monkeypatch.context() as patch:
+            for key in KEYS:
+                patch.delenv(key, raising=False)
+            for key, value in {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HYDRA_FULL_ERROR": "0", **env}.items():
+                patch.setenv(key, value)
+            patch.chdir(cwd)
+            patch.setattr(sys, "argv", ["skillbench", *args])
+            root = logging.getLogger()
+            handlers, level = list(root.handlers), root.level
+            capsys.readouterr()
+            try:
+                main()
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+            finally:  # Hydra configured logging for the job: put this process's back as it was
+                for handler in root.handlers:
+                    if handler not in handlers:
+                        handler.close()
+                root.handlers[:] = handlers
+                root.setLevel(level)
+                for key in (SWEEP_JOBS_ENV, SWEEP_STARTED_ENV):
+                    os.environ.pop(key, None)
+        out = capsys.readouterr()
+        return Result(code, out.out, out.err)
+
+    return call
 
 
 def dead_url() -> str:
@@ -36,7 +81,7 @@ def files(tmp_path: Path) -> list[Path]:
     return [p for p in tmp_path.rglob("*") if p.is_file()]
 
 
-def test_preflight_lists_missing_key_and_dead_endpoint_for_the_whole_sweep(tmp_path: Path) -> None:
+def test_preflight_lists_missing_key_and_dead_endpoint_for_the_whole_sweep(tmp_path: Path, run: Run) -> None:
     # The sweep's second judge is the one with the dead server: it must be found before job 1 runs.
     result = run(tmp_path, "agent=gpt5", "judge=sim_balanced,gemma4", f"judge.api_base={dead_url()}", "-m")
     assert result.returncode == 2, result.stderr
@@ -47,7 +92,7 @@ def test_preflight_lists_missing_key_and_dead_endpoint_for_the_whole_sweep(tmp_p
     assert not files(tmp_path)
 
 
-def test_preflight_checks_the_served_model_name_and_passes_a_live_server(tmp_path: Path) -> None:
+def test_preflight_checks_the_served_model_name_and_passes_a_live_server(tmp_path: Path, run: Run) -> None:
     with stub_server(conversation_script, models=("some/other-model",)) as wrong:
         result = run(tmp_path, "agent=qwen3_5_9b", f"agent.api_base={wrong.base_url}", "benchmark.limit=1")
     assert result.returncode == 2
@@ -61,14 +106,14 @@ def test_preflight_checks_the_served_model_name_and_passes_a_live_server(tmp_pat
     assert list(tmp_path.glob("outputs/runs/*/summary.json"))
 
 
-def test_preflight_opt_out_goes_straight_to_the_job(tmp_path: Path) -> None:
+def test_preflight_opt_out_goes_straight_to_the_job(tmp_path: Path, run: Run) -> None:
     result = run(tmp_path, "agent=gpt5", "run.preflight=false", "benchmark.limit=1")
     assert result.returncode == 2
     assert "checking" not in result.stderr
     assert "needs the environment variable OPENAI_API_KEY" in result.stderr  # the job's own check still holds
 
 
-def test_dry_run_needs_no_keys_or_servers_and_writes_nothing(tmp_path: Path) -> None:
+def test_dry_run_needs_no_keys_or_servers_and_writes_nothing(tmp_path: Path, run: Run) -> None:
     result = run(tmp_path, "agent=gpt5,qwen3_5_9b", "judge=gpt5,gemma4", "run.dry_run=true", "-m")
     assert result.returncode == 0, result.stderr
     out = result.stdout
@@ -83,7 +128,7 @@ def _rows(job: Path) -> int:
     return len((job / "results.jsonl").read_text().splitlines())
 
 
-def test_budget_stops_cleanly_keeps_rows_and_a_rerun_continues(tmp_path: Path) -> None:
+def test_budget_stops_cleanly_keeps_rows_and_a_rerun_continues(tmp_path: Path, run: Run) -> None:
     # gpt-5 through a local stub: litellm bills it at gpt-5's listed price, so a tiny budget runs out.
     with stub_server(conversation_script, models=("gpt-5",)) as live:
         common = ("agent=gpt5", f"agent.api_base={live.base_url}", "benchmark.limit=4", "run.scenario_concurrency=1",
@@ -103,7 +148,7 @@ def test_budget_stops_cleanly_keeps_rows_and_a_rerun_continues(tmp_path: Path) -
         assert len(live.requests) > calls_before
 
 
-def test_dead_endpoint_job_exits_non_zero_without_preflight(tmp_path: Path) -> None:
+def test_dead_endpoint_job_exits_non_zero_without_preflight(tmp_path: Path, run: Run) -> None:
     result = run(tmp_path, "agent=qwen3_5_9b", f"agent.api_base={dead_url()}", "run.preflight=false",
                  "benchmark.limit=1", "run.infra_retries=0", "agent.max_retries=0", "hydra.run.dir=outputs/job")
     assert result.returncode == 1, result.stderr[-2000:]
@@ -111,31 +156,34 @@ def test_dead_endpoint_job_exits_non_zero_without_preflight(tmp_path: Path) -> N
     assert (tmp_path / "outputs" / "job" / "summary.json").exists()  # the record stays; the exit is honest
 
 
-def test_ctrl_c_keeps_rows_marks_the_job_and_a_rerun_resumes(tmp_path: Path) -> None:
+def test_ctrl_c_keeps_rows_marks_the_job_and_a_rerun_resumes(tmp_path: Path, run: Run) -> None:
     import signal
     import time
 
     env = {k: v for k, v in os.environ.items() if k not in KEYS}
     env |= {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HYDRA_FULL_ERROR": "0", "PYTHONPATH": str(REPO)}
     with stub_server(conversation_script, models=("Qwen/Qwen3.5-9B",), latency_s=0.05) as live:
-        args = [sys.executable, "-m", "skillbench", "agent=qwen3_5_9b", f"agent.api_base={live.base_url}",
-                "benchmark.limit=8", "run.scenario_concurrency=1", "hydra.run.dir=outputs/job"]
+        overrides = ["agent=qwen3_5_9b", f"agent.api_base={live.base_url}", "benchmark.limit=4",
+                     "run.scenario_concurrency=1", "hydra.run.dir=outputs/job"]
         job = tmp_path / "outputs" / "job"
-        proc = subprocess.Popen(args, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        # A conversation here is ~17 calls of >= 50 ms: the signal lands while the second one runs.
+        proc = subprocess.Popen([sys.executable, "-m", "skillbench", *overrides], cwd=tmp_path, env=env,
+                                stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and not ((job / "results.jsonl").exists() and _rows(job) >= 1):
-            time.sleep(0.2)
+            time.sleep(0.1)
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=60)
         assert proc.returncode == 130, stderr[-2000:]
         assert "Traceback" not in stderr and "interrupted" in stderr and "python -m skillbench" in stderr
         assert (job / "interrupted.json").exists() and not (job / "summary.json").exists()
         kept = json.loads((job / "interrupted.json").read_text())["rows_kept"]
-        assert kept >= 1
-        again = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        assert 1 <= kept < 4
+        again = run(tmp_path, *overrides)  # the rerun: the same command (in this process)
         assert again.returncode == 0, again.stderr[-2000:]
         summary = json.loads((job / "summary.json").read_text())
-        assert summary["usage"]["agent"]["cache_hits"] >= kept  # finished conversations were not redone
+        assert summary["scenarios"] == 4 and summary["usage"]["agent"]["cache_hits"] >= kept  # finished ones not redone
+        assert not (job / "interrupted.json").exists()
 
 
 @pytest.mark.parametrize(
@@ -146,7 +194,7 @@ def test_ctrl_c_keeps_rows_marks_the_job_and_a_rerun_resumes(tmp_path: Path) -> 
         ("benchmark.paths=[happy", "bad override syntax"),
     ],
 )
-def test_hydra_level_typos_are_one_line_exit_2_no_folder(tmp_path: Path, override: str, expected: str) -> None:
+def test_hydra_level_typos_are_one_line_exit_2_no_folder(tmp_path: Path, run: Run, override: str, expected: str) -> None:
     for args in ([override], [override, "-m"]):
         result = run(tmp_path, *args)
         assert result.returncode == 2, result.stderr
@@ -155,7 +203,7 @@ def test_hydra_level_typos_are_one_line_exit_2_no_folder(tmp_path: Path, overrid
         assert not files(tmp_path)
 
 
-def test_optional_model_fields_need_no_plus(tmp_path: Path) -> None:
+def test_optional_model_fields_need_no_plus(tmp_path: Path, run: Run) -> None:
     result = run(tmp_path, "agent.timeout_s=30", "judge.api_base=http://127.0.0.1:9/v1", "run.dry_run=true")
     assert result.returncode == 0, result.stderr
 

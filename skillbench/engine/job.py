@@ -17,7 +17,7 @@ from skillbench.benchmark.selection import select_scenarios
 from skillbench.config.schema import RunConfig
 from skillbench.core.errors import InfrastructureError, ModelOutputError
 from skillbench.core.records import Rollout, RuleCheck, Usage
-from skillbench.engine.progress import BudgetReached, Progress
+from skillbench.engine.progress import BudgetReached, Progress, SweepPosition
 from skillbench.engine.results import (
     CONFIG_FILE,
     RESULTS_FILE,
@@ -68,10 +68,16 @@ class JobContext:
 
 
 def make_context(
-    cfg: RunConfig, benchmark: Benchmark, *, total: int, budget_usd: float | None = None, label: str = ""
+    cfg: RunConfig, benchmark: Benchmark, *, total: int, budget_usd: float | None = None, label: str = "",
+    sweep: SweepPosition | None = None,
 ) -> JobContext:
     """Clients, store and rollout parameters of one job (also used by the judge lab to obtain rollouts)."""
-    pool = ClientPool(seed=cfg.run.seed)
+    progress = Progress(
+        total=total, budget_usd=budget_usd, label=label, sweep=sweep,
+        title=f"agent={cfg.agent.name} judge={cfg.judge.name}",
+    )
+    # Every request is reported to the progress as it ends: calls and cost move per call.
+    pool = ClientPool(seed=cfg.run.seed, observer=progress.observe)
     return JobContext(
         cfg=cfg,
         benchmark=benchmark,
@@ -80,15 +86,15 @@ def make_context(
             benchmark=benchmark,
             clients=pool,
             # Built at the first model call: a fully cached job never imports litellm.
-            agent=LazyClient(pool, cfg.agent),  # type: ignore[arg-type]
-            user=LazyClient(pool, cfg.user_sim),  # type: ignore[arg-type]
+            agent=LazyClient(pool, cfg.agent, "agent"),  # type: ignore[arg-type]
+            user=LazyClient(pool, cfg.user_sim, "user"),  # type: ignore[arg-type]
             stop_marker=cfg.user_sim.stop_marker,
             mock=cfg.mock,
             max_turns=cfg.run.max_turns,
             seed=cfg.run.seed,
         ),
-        judge=LazyClient(pool, cfg.judge),  # type: ignore[arg-type]
-        progress=Progress(total=total, budget_usd=budget_usd, label=label),
+        judge=LazyClient(pool, cfg.judge, "judge"),  # type: ignore[arg-type]
+        progress=progress,
     )
 
 
@@ -186,11 +192,14 @@ async def _evaluate(ctx: JobContext, scenario: Scenario) -> ResultRow:
     row = assemble_row(
         ctx.cfg, scenario, skill, ctx.benchmark.version, rollout, checks, verdict, usage, (rollout_s, judge_s)
     )
-    ctx.progress.record(usage, infra_error=row.infra_error is not None, judge_error=row.judge_error is not None)
+    ctx.progress.record(usage, infra_error=row.infra_error is not None, judge_error=row.judge_error is not None,
+                        model_error=row.termination == "model_error")
     return row
 
 
-async def run_job_async(cfg: RunConfig, job_dir: Path, label: str = "") -> JobSummary:
+async def run_job_async(
+    cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None
+) -> JobSummary:
     """Run every selected scenario; rows are appended as they finish, the summary is written last."""
     started_at = datetime.now(UTC)
     started = time.perf_counter()
@@ -198,7 +207,7 @@ async def run_job_async(cfg: RunConfig, job_dir: Path, label: str = "") -> JobSu
     scenarios = select_scenarios(benchmark, cfg.benchmark)
     job_dir.mkdir(parents=True, exist_ok=True)
     write_json_atomic(job_dir / CONFIG_FILE, cfg.model_dump(mode="json"))
-    ctx = make_context(cfg, benchmark, total=len(scenarios), budget_usd=cfg.run.budget_usd, label=label)
+    ctx = make_context(cfg, benchmark, total=len(scenarios), budget_usd=cfg.run.budget_usd, label=label, sweep=sweep)
     log.info(
         "job: agent=%s judge=%s user_sim=%s mock=%s pass_rule=%s benchmark=%s (%d scenarios)%s",
         cfg.agent.name, cfg.judge.name, cfg.user_sim.name, cfg.mock.name, cfg.pass_rule.name, cfg.benchmark.name,
@@ -256,5 +265,5 @@ async def run_job_async(cfg: RunConfig, job_dir: Path, label: str = "") -> JobSu
     return summary
 
 
-def run_job(cfg: RunConfig, job_dir: Path, label: str = "") -> JobSummary:
-    return asyncio.run(run_job_async(cfg, job_dir, label))
+def run_job(cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None) -> JobSummary:
+    return asyncio.run(run_job_async(cfg, job_dir, label, sweep))

@@ -1,15 +1,24 @@
-"""Periodic one-line progress for long jobs: conversations done, rate, ETA, calls per role, cost, errors.
+"""Progress of a job (and of its sweep): conversations done, rate, ETA, calls per role, cost, errors.
 
-Never per call. The counters move when a conversation finishes (its usage is known then); the first
-line is written at once so that a slow first conversation does not look like a hang.
+Calls, tokens and cost move with every model call: the model clients report each request to
+:meth:`Progress.observe` as it ends (an observer handed down, so the models layer never imports this
+one). Conversations, cache hits and error counts move when a conversation finishes.
+
+Two displays of the same counters: on a terminal, a live ``rich`` panel (a bar for the sweep, one for
+the job, and a line of counters) redrawn a few times a second; anywhere else (CI, pipes, tests, log
+files) one plain log line every ``run.progress_interval_s``, as before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from skillbench.core.errors import SkillbenchError
 from skillbench.core.records import ROLES, Usage
@@ -25,48 +34,213 @@ class BudgetReached(SkillbenchError):
         self.spent_usd, self.budget_usd, self.done, self.total = spent_usd, budget_usd, done, total
 
 
+@dataclass(frozen=True)
+class SweepPosition:
+    """Where a job stands in its sweep: ``index`` of ``total`` (1-based), and when the sweep started."""
+
+    index: int
+    total: int | None = None
+    started: float | None = None  # epoch seconds (time.time()), shared by launcher workers
+
+    def eta_s(self, current: float = 0.0) -> float | None:
+        """Seconds the rest of the sweep should take, from the mean time of the jobs done so far; ``current``
+        is the share of this job already done (so a long first job has an ETA too). Rough: a judge's job
+        that reuses its agent's conversations is much shorter than the agent's first job."""
+        done = self.index - 1 + current
+        if not (self.total and self.started and done > 0):
+            return None
+        return (time.time() - self.started) / done * (self.total - done)
+
+    def label(self) -> str:
+        """'job 3 of 85 (sweep ETA 42 min): ', the prefix of every plain progress line."""
+        if not self.total:
+            return f"job {self.index}: "
+        eta = self.eta_s()
+        return f"job {self.index} of {self.total}" + (f" (sweep ETA {eta / 60:.0f} min)" if eta is not None else "") + ": "
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "--"
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+def _count(value: int) -> str:
+    return f"{value / 1e6:.1f}M" if value >= 1e6 else f"{value / 1e3:.1f}k" if value >= 1e4 else str(value)
+
+
 @dataclass
 class Progress:
     total: int
     done: int = 0
     infra_errors: int = 0
     judge_errors: int = 0
+    model_errors: int = 0
     usage: dict[str, Usage] = field(default_factory=lambda: {role: Usage() for role in ROLES})
+    """Usage of the finished conversations (as their rows record it: reused work counts as cache hits)."""
+    live: dict[str, Usage] = field(default_factory=lambda: {role: Usage() for role in ROLES})
+    """Every request made so far, as it ended (conversations in flight included)."""
     started: float = field(default_factory=time.perf_counter)
     budget_usd: float | None = None
     label: str = ""  # "job 3 of 85: " in a sweep
+    sweep: SweepPosition | None = None
+    title: str = ""  # "agent=gpt5 judge=gemini2_5_pro", shown on the live display
 
-    def record(self, usage: dict[str, Usage], *, infra_error: bool, judge_error: bool) -> None:
+    def observe(self, role: str, usage: Usage) -> None:
+        """One request ended (``ClientPool`` observer): calls, tokens and cost move now."""
+        self.live[role] = self.live.get(role, Usage()).add(usage)
+
+    def record(self, usage: dict[str, Usage], *, infra_error: bool, judge_error: bool, model_error: bool = False) -> None:
         self.done += 1
         self.infra_errors += infra_error
         self.judge_errors += judge_error
+        self.model_errors += model_error
         for role, value in usage.items():
-            self.usage[role] = self.usage[role].add(value)
+            self.usage[role] = self.usage.get(role, Usage()).add(value)
 
     @property
     def cost_usd(self) -> float:
-        return sum(u.cost_usd for u in self.usage.values())
+        """Dollars spent so far: every answered request, including those of conversations still running."""
+        return max(sum(u.cost_usd for u in self.live.values()), sum(u.cost_usd for u in self.usage.values()))
+
+    @property
+    def calls(self) -> dict[str, int]:
+        """Requests answered per role so far (per call; falls back to finished rows when nothing was observed)."""
+        live = {role: u.calls for role, u in self.live.items()}
+        if not any(live.values()):
+            return {role: u.calls for role, u in self.usage.items()}
+        return live
 
     def over_budget(self) -> bool:
-        """True once the finished conversations cost the budget (conversations in flight still finish)."""
+        """True once what was spent reaches the budget (conversations in flight still finish)."""
         return self.budget_usd is not None and self.cost_usd >= self.budget_usd
 
+    def elapsed_s(self) -> float:
+        return time.perf_counter() - self.started
+
+    def eta_s(self) -> float | None:
+        elapsed = self.elapsed_s()
+        if not self.done or self.done >= self.total or elapsed <= 0:
+            return None
+        return (self.total - self.done) / (self.done / elapsed)
+
     def line(self) -> str:
-        elapsed = time.perf_counter() - self.started
-        calls = sum(u.calls for u in self.usage.values())
+        elapsed = self.elapsed_s()
+        calls = self.calls
         hits = sum(u.cache_hits for u in self.usage.values())
-        per_role = " ".join(f"{role}={u.calls}" for role, u in self.usage.items() if u.calls)
+        per_role = " ".join(f"{role}={n}" for role, n in calls.items() if n)
         rate = self.done / elapsed * 60 if elapsed > 0 else 0.0
-        eta = f"ETA {(self.total - self.done) / (self.done / elapsed):.0f}s" if self.done and self.done < self.total else ""
+        eta = self.eta_s()
         budget = f" of ${self.budget_usd:.2f}" if self.budget_usd is not None else ""
         return (
-            f"{self.label}{self.done}/{self.total} conversations | {rate:.1f}/min {eta} | LLM calls {calls} "
-            f"({per_role or 'none yet'}) | cache hits {hits} | ${self.cost_usd:.4f}{budget} | "
-            f"errors: infra {self.infra_errors}, judge {self.judge_errors} | {elapsed:.1f}s"
+            f"{self.label}{self.done}/{self.total} conversations | {rate:.1f}/min {'' if eta is None else f'ETA {eta:.0f}s'} "
+            f"| LLM calls {sum(calls.values())} ({per_role or 'none yet'}) | cache hits {hits} | ${self.cost_usd:.4f}{budget} | "
+            f"errors: {self._errors()} | {elapsed:.1f}s"
         ).replace("  ", " ")
 
+    def _errors(self) -> str:
+        failed = sum(u.failed_attempts for u in self.live.values())
+        text = f"infra {self.infra_errors}, judge {self.judge_errors}"
+        if self.model_errors:
+            text += f", model {self.model_errors}"
+        return text + (f", failed requests {failed}" if failed else "")
+
     async def report_every(self, interval_s: float) -> None:
+        """Until cancelled: the live display on a terminal, else a log line every ``interval_s``."""
         log.info("%sstarting %d conversation(s)", self.label, self.total)
-        while True:
-            await asyncio.sleep(interval_s)
-            log.info(self.line())
+        with LiveDisplay(self).shown() if _terminal() else contextlib.nullcontext():
+            while True:
+                await asyncio.sleep(interval_s)
+                log.info(self.line())  # on a terminal, only the log file gets it
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # closed, or not a file at all
+        return False
+
+
+def _terminal() -> bool:
+    """A person is watching stderr (a real terminal, not a pipe, file or CI log)."""
+    return _isatty(sys.stderr)
+
+
+class _DropProgressLines(logging.Filter):
+    """On the terminal the live display replaces the periodic lines; log files keep them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.name != log.name
+
+
+class LiveDisplay:
+    """The terminal view of a :class:`Progress`: sweep bar, job bar, counters; redrawn 4 times a second."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+
+    def render(self) -> Any:
+        from rich.progress_bar import ProgressBar
+        from rich.table import Table
+
+        p = self.progress
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column(width=30)
+        grid.add_column()
+        sweep = p.sweep
+        if sweep is not None and sweep.total:
+            grid.add_row(
+                f"job {sweep.index} of {sweep.total}",
+                ProgressBar(total=sweep.total, completed=sweep.index - 1, width=30),
+                f"{sweep.index - 1}/{sweep.total} jobs done | sweep ETA {_duration(sweep.eta_s(p.done / max(p.total, 1)))}",
+            )
+        elapsed = p.elapsed_s()
+        rate = p.done / elapsed * 60 if elapsed > 0 else 0.0
+        grid.add_row(
+            p.title or "job",
+            ProgressBar(total=max(p.total, 1), completed=p.done, width=30),
+            f"{p.done}/{p.total} conversations | {rate:.1f}/min | ETA {_duration(p.eta_s())} | {_duration(elapsed)} elapsed",
+        )
+        calls = p.calls
+        live = p.live.values()
+        tokens_in, tokens_out = sum(u.prompt_tokens for u in live), sum(u.completion_tokens for u in live)
+        per_role = " ".join(f"{role}={n}" for role, n in calls.items() if n) or "none yet (loading model libraries and the MCP mock, then the first call)"
+        budget = f" of ${p.budget_usd:.2f}" if p.budget_usd is not None else ""
+        grid.add_row("calls", f"{sum(calls.values())} model calls", f"{per_role} | tokens {_count(tokens_in)} in / {_count(tokens_out)} out")
+        grid.add_row(
+            "cost", f"${p.cost_usd:.4f}{budget}",
+            f"cache hits {sum(u.cache_hits for u in p.usage.values())} | errors: {p._errors()}",
+        )
+        return grid
+
+    @contextlib.contextmanager
+    def shown(self) -> Iterator[None]:
+        from rich.console import Console
+        from rich.live import Live
+
+        console = Console(stderr=True)
+        # Log lines written while the display is up (Hydra logs to stdout) go above it through rich, not
+        # through it: terminal handlers are pointed at the proxies Live puts in place of stdout and stderr.
+        before = {"stdout": sys.stdout, "stderr": sys.stderr}
+        handlers = [
+            (h, name) for h in logging.getLogger().handlers if type(h) is logging.StreamHandler
+            for name, stream in before.items() if h.stream is stream and _isatty(stream)
+        ]
+        drop = _DropProgressLines()
+        # stdout redirected to a file stays that file (rich would send its prints to the terminal).
+        with Live(get_renderable=self.render, console=console, refresh_per_second=4,
+                  redirect_stdout=_isatty(sys.stdout), redirect_stderr=True) as live:
+            for handler, name in handlers:
+                handler.setStream(getattr(sys, name))
+                handler.addFilter(drop)
+            try:
+                yield
+            finally:
+                live.refresh()  # the final counts stay on screen
+                for handler, name in handlers:
+                    handler.removeFilter(drop)
+                    handler.setStream(before[name])

@@ -9,6 +9,7 @@ import os
 import random
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,11 @@ _REFUSED = ("BadRequestError", "ContextWindowExceededError", "ContentPolicyViola
 _PERMANENT = ("AuthenticationError", "PermissionDeniedError", "NotFoundError")
 MAX_RETRY_AFTER_S = 60.0  # a server asking for a longer pause is treated as down: the rerun fills the row in
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
+
+UsageObserver = Callable[[str, Usage], None]
+"""Told ``(role, usage of one attempt)`` as each request ends, answered or not: live progress and cost see
+every call as it happens, not when its conversation finishes. Passed down by the caller (the engine), so
+this layer never imports the one that displays it."""
 
 
 @dataclass
@@ -113,10 +119,17 @@ def retry_after_s(exc: Exception) -> float | None:
 class ModelClient:
     """Calls one configured model. Share ``limiter`` between clients of the same endpoint."""
 
-    def __init__(self, cfg: ModelConfig, limiter: asyncio.Semaphore | None = None, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        cfg: ModelConfig,
+        limiter: asyncio.Semaphore | None = None,
+        seed: int | None = None,
+        on_usage: Callable[[Usage], None] | None = None,
+    ) -> None:
         self.cfg = cfg
         self.limiter = limiter or asyncio.Semaphore(cfg.concurrency)
         self.seed = seed
+        self.on_usage = on_usage
         self._litellm = get_litellm()
         ensure_provider(cfg.model, self._litellm)
         if cfg.api_base and not cfg.simulated:
@@ -188,7 +201,9 @@ class ModelClient:
                 break
             except Exception as exc:  # litellm maps provider errors onto its own exception types
                 name = type(exc).__name__
-                spent = spent.add(Usage(failed_attempts=1, latency_s=time.perf_counter() - started))
+                failed = Usage(failed_attempts=1, latency_s=time.perf_counter() - started)
+                self._observe(failed)
+                spent = spent.add(failed)
                 if name in _REFUSED:
                     raise self._refused(exc, messages, spent) from exc
                 transient = name in _TRANSIENT or isinstance(exc, asyncio.TimeoutError)
@@ -206,19 +221,26 @@ class ModelClient:
         choices = getattr(response, "choices", None) or []
         message = choices[0].message if choices else None
         usage = getattr(response, "usage", None)
-        spent = spent.add(
-            Usage(
-                calls=1,
-                prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-                cost_usd=0.0 if self.cfg.simulated else self._cost(response),
-                latency_s=latency,
-            )
+        answered = Usage(
+            calls=1,
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            cost_usd=0.0 if self.cfg.simulated else self._cost(response),
+            latency_s=latency,
         )
+        self._observe(answered)
+        spent = spent.add(answered)
         if message is None:
             return Completion(content=None, tool_calls=[], usage=spent, problem="the reply had no choices")
         content, reasoning = split_reasoning(message.content, getattr(message, "reasoning_content", None) or None)
         return Completion(content=content, tool_calls=_parse_tool_calls(message), usage=spent, reasoning=reasoning)
+
+    def _observe(self, usage: Usage) -> None:
+        if self.on_usage is not None:
+            try:
+                self.on_usage(usage)
+            except Exception:  # a display problem must never fail a paid call
+                log.debug("usage observer failed", exc_info=True)
 
     def _cost(self, response: Any) -> float:
         """litellm's own per-call cost (computed while it handled the reply); priced again only when absent."""
@@ -235,11 +257,15 @@ class ModelClient:
 class ClientPool:
     """Builds clients so that every client of one endpoint shares one concurrency limit."""
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, observer: UsageObserver | None = None) -> None:
         self.seed = seed
+        self.observer = observer
         self._limiters: dict[tuple[str, str | None], asyncio.Semaphore] = {}
 
-    def client(self, cfg: ModelConfig) -> ModelClient:
+    def client(self, cfg: ModelConfig, role: str | None = None) -> ModelClient:
+        """``role`` (agent, user, judge, mock) labels this client's calls for the pool's observer."""
         endpoint = (cfg.model, cfg.api_base)
         limiter = self._limiters.setdefault(endpoint, asyncio.Semaphore(cfg.concurrency))
-        return ModelClient(cfg, limiter=limiter, seed=self.seed)
+        observer = self.observer
+        on_usage = (lambda usage: observer(role, usage)) if observer is not None and role is not None else None
+        return ModelClient(cfg, limiter=limiter, seed=self.seed, on_usage=on_usage)

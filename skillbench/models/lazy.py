@@ -14,8 +14,9 @@ class LazyClient:
     ``cfg`` is answered without building anything; every other attribute builds the client once.
     """
 
-    def __init__(self, pool: ClientPool, cfg: ModelConfig) -> None:
+    def __init__(self, pool: ClientPool, cfg: ModelConfig, role: str | None = None) -> None:
         self.cfg = cfg
+        self.role = role
         self._pool = pool
         self._client: ModelClient | None = None
 
@@ -28,5 +29,5 @@ class LazyClient:
         if name.startswith("__") or name in {"_pool", "_client"}:
             raise AttributeError(name)
         if self._client is None:
-            self._client = self._pool.client(self.cfg)
+            self._client = self._pool.client(self.cfg, self.role)
         return getattr(self._client, name)

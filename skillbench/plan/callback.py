@@ -85,7 +85,7 @@ class PlanCallback(Callback):
             log.debug("could not compose the sweep up front: %s", exc)
             return
         multirun = len(composed) > 1 or "MULTIRUN" in str(OmegaConf.select(master, "hydra.mode"))
-        real = any(not _simulated(cfg) for _, cfg in composed)
+        real = any(not _simulated(job.cfg) for job in composed)
         if (multirun or real) and sys.stderr.isatty():  # said at once to a person; logs stay one line per problem
             _say(f"skillbench: checking {len(composed)} job(s) before the first call"
                  f"{' (dry run)' if dry_run else ''}...")

@@ -40,62 +40,138 @@ def sweep_overrides(master: DictConfig) -> list[list[str]]:
     return [list(job) for batch in batches for job in batch]
 
 
-def compose_jobs(master: DictConfig) -> list[tuple[list[str], DictConfig]]:
+@dataclass
+class ComposedJob:
+    """One job's composed config, without the ``hydra`` node (the task function never sees it either)."""
+
+    overrides: list[str]
+    cfg: DictConfig
+    choices: dict[str, str | None] = field(default_factory=dict)
+
+
+def _body(cfg: DictConfig) -> DictConfig:
+    # The hydra node is most of a composed config; its job-only values would not resolve here anyway.
+    return OmegaConf.masked_copy(cfg, [key for key in cfg if key != "hydra"])
+
+
+def _choices(cfg: DictConfig) -> dict[str, str | None]:
+    return dict(OmegaConf.select(cfg, "hydra.runtime.choices") or {})
+
+
+def compose_jobs(master: DictConfig) -> list[ComposedJob]:
     """Each job's composed config (as the launcher will compose it); a single run is its own only job."""
     from hydra.core.global_hydra import GlobalHydra
 
     if "MULTIRUN" not in str(OmegaConf.select(master, "hydra.mode")):
-        return [(list(OmegaConf.select(master, "hydra.overrides.task") or []), master)]
+        return [ComposedJob(list(OmegaConf.select(master, "hydra.overrides.task") or []), _body(master), _choices(master))]
     loader = GlobalHydra.instance().config_loader()
     jobs = sweep_overrides(master)
     if not jobs:
         return []
     base = loader.load_sweep_config(master, jobs[0])
-    composed = [(jobs[0], base)]
+    first = ComposedJob(jobs[0], _body(base), _choices(base))
+    composed = [first]
+    swapper = _GroupSwapper(loader, first, str(base.hydra.job.config_name))
     for job in jobs[1:]:
         # Hydra composes a job in ~0.3 s; 85 of them would delay the first call by half a minute. A job
         # that differs from the first only in plain config groups is the first with those nodes swapped.
-        quick = _swap_groups(loader, base, jobs[0], job)
-        composed.append((job, quick if quick is not None else loader.load_sweep_config(master, job)))
+        quick = swapper.swap(job)
+        if quick is None:
+            full = loader.load_sweep_config(master, job)
+            quick = ComposedJob(job, _body(full), _choices(full))
+        composed.append(quick)
     return composed
 
 
-def _swap_groups(loader: Any, base: DictConfig, base_job: list[str], job: list[str]) -> DictConfig | None:
-    """``base`` with the config-group nodes that ``job`` picks differently; None when that is not exact."""
-    before = dict(item.split("=", 1) for item in base_job)
-    cfg: DictConfig | None = None
-    for item in job:
-        key, value = item.split("=", 1)
-        if before.get(key) == value:
-            continue
-        if key.startswith(("+", "~", "hydra")) or not loader.repository.group_exists(key) or key not in base:
-            return None
-        option = loader.repository.load_config(f"{key}/{value}")
-        if option is None or option.header.get("package") not in (None, "", "_group_") or "defaults" in option.config:
-            return None  # a package directive or a defaults list: only Hydra composes that exactly
-        if cfg is None:
-            cfg = copy.deepcopy(base)
-        primary = loader.repository.load_config(str(base.hydra.job.config_name))
-        node = OmegaConf.merge(primary.config.get(key) or {}, option.config) if primary else option.config
+class _GroupSwapper:
+    """The first job with other config-group options swapped in. Each option file and the primary config
+    are read once (a paper grid picks 22 options for 85 jobs).
+
+    Exact by construction: an override inside a swapped group (``judge.timeout_s=60``) is applied to the new
+    node as Hydra applies it, and a group whose node in the first job is not what its option file and those
+    overrides give (an experiment file that edits it, say) is never swapped: Hydra composes those jobs.
+    """
+
+    def __init__(self, loader: Any, base: ComposedJob, config_name: str) -> None:
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+
+        self.loader, self.base = loader, base
+        self.parser = OverridesParser.create(config_loader=loader)
+        self.before = dict(item.split("=", 1) for item in base.overrides)
+        primary = loader.repository.load_config(config_name)
+        self.primary = primary.config if primary is not None else None
+        self.nodes: dict[tuple[str, str], DictConfig | None] = {}
+        self.exact: dict[str, bool] = {}
+
+    def option(self, key: str, value: str) -> DictConfig | None:
+        """The group's node for option ``value``: the primary config's base for the group, then the option."""
+        if (key, value) not in self.nodes:
+            option = self.loader.repository.load_config(f"{key}/{value}")
+            if option is None or option.header.get("package") not in (None, "", "_group_") or "defaults" in option.config:
+                self.nodes[key, value] = None  # a package directive or a defaults list: only Hydra composes that exactly
+            else:
+                start = (self.primary.get(key) if self.primary is not None else None) or {}
+                self.nodes[key, value] = OmegaConf.merge(start, option.config)
+        return self.nodes[key, value]
+
+    def node(self, job: list[str], key: str, value: str) -> DictConfig | None:
+        """The option's node with the job's overrides of keys inside the group applied."""
+        from hydra._internal.config_loader_impl import ConfigLoaderImpl
+
+        option = self.option(key, value)
+        inside = [item for item in job if item.split("=", 1)[0].lstrip("+~").startswith(f"{key}.")]
+        if option is None or not inside:
+            return option
+        holder = OmegaConf.create({key: option})
+        ConfigLoaderImpl._apply_overrides_to_config(self.parser.parse_overrides(inside), holder)
+        return holder[key]
+
+    def swappable(self, key: str) -> bool:
+        """Whether the first job's node for group ``key`` is exactly its option plus the group's overrides."""
+        if key not in self.exact:
+            chosen = self.base.choices.get(key)
+            node = self.node(self.base.overrides, key, chosen) if chosen else None
+            self.exact[key] = node is not None and OmegaConf.to_container(node) == OmegaConf.to_container(self.base.cfg[key])
+        return self.exact[key]
+
+    def swap(self, job: list[str]) -> ComposedJob | None:
+        """``job`` as the first job with its differing groups swapped; None when that would not be exact."""
+        changes: dict[str, DictConfig] = {}
+        for item in job:
+            key, value = item.split("=", 1)
+            if self.before.get(key) == value:
+                continue
+            if (key.startswith(("+", "~", "hydra")) or not self.loader.repository.group_exists(key)
+                    or key not in self.base.cfg or not self.swappable(key)):
+                return None
+            node = self.node(job, key, value)
+            if node is None:
+                return None
+            changes[key] = node
+        if not changes:
+            return ComposedJob(job, self.base.cfg, self.base.choices)
+        cfg = copy.deepcopy(self.base.cfg)
         with open_dict(cfg):
-            cfg[key] = node  # the primary config's base for the group (it comes first), then the option
-            cfg.hydra.runtime.choices[key] = value
-    return cfg if cfg is not None else base
+            for key, node in changes.items():
+                cfg[key] = node  # assigned nodes are copied, so the cached one stays untouched
+        choices = dict(self.base.choices)
+        for item in job:
+            key, value = item.split("=", 1)
+            if key in changes:
+                choices[key] = value
+        return ComposedJob(job, cfg, choices)
 
 
-def plan_jobs(composed: list[tuple[list[str], DictConfig]]) -> list[PlannedJob]:
+def plan_jobs(composed: list[ComposedJob]) -> list[PlannedJob]:
     """Validate each job and count its scenarios; each benchmark is loaded once however many jobs use it."""
     benchmarks: dict[str, Benchmark | BenchmarkDataError] = {}
     selected: dict[str, int | str] = {}  # benchmark settings -> scenario count, or the problem
     jobs: list[PlannedJob] = []
-    for overrides, cfg in composed:
-        job = PlannedJob(overrides=overrides)
+    for item in composed:
+        job = PlannedJob(overrides=item.overrides, choices=item.choices)
         jobs.append(job)
-        job.choices = dict(OmegaConf.select(cfg, "hydra.runtime.choices") or {})
-        # The task function never sees the hydra node (its job-only values would not resolve here).
-        body = OmegaConf.masked_copy(cfg, [key for key in cfg if key != "hydra"])
         try:
-            job.cfg = validate_config(body, choices=job.choices)
+            job.cfg = validate_config(item.cfg, choices=job.choices)
             check_registered_names(job.cfg, job.choices)
         except ConfigError as exc:
             job.cfg, job.problem = None, str(exc)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from tabulate import tabulate
 
 from skillbench.core.registry import Registry
 from skillbench.core.rubric import DIMENSION_NAMES, DIMENSIONS
+from skillbench.engine.results import SUMMARY_FILE, JobSummary
 from skillbench.report.build import ReportContext
 from skillbench.report.model import Cell
 
@@ -481,3 +483,92 @@ def rescore_table(ctx: ReportContext) -> Table | None:
         footnotes=["No model calls: the stored rule checks and judge scores were re-evaluated."],
         data_headers=columns,
     )
+
+
+@report_table("cost", title="Cost, tokens and time per agent × judge", order=110)
+def cost_table(ctx: ReportContext) -> Table | None:
+    """What each cell cost to run, from its jobs' summary.json (calls per role, tokens, dollars, wall time).
+
+    Reused conversations and verdicts cost nothing and are counted as cache hits: in a sweep the
+    agent's conversations are paid by the first judge's job only.
+    """
+    summaries = _job_summaries(ctx)
+    if summaries is None:
+        return None
+    roles = ("agent", "user", "judge", "mock")
+    cells: dict[tuple[str, str], dict[str, float]] = {}
+    unfinished: dict[tuple[str, str], int] = {}
+    for label, summary in summaries:
+        if summary is None:
+            unfinished[label] = unfinished.get(label, 0) + 1
+            continue
+        totals = cells.setdefault(label, {})
+        for role in roles:
+            usage = summary.usage.get(role)
+            totals[role] = totals.get(role, 0) + (usage.calls if usage else 0)
+        for name, value in (
+            ("cache_hits", summary.cache_hits), ("failed_attempts", summary.failed_attempts),
+            ("prompt_tokens", summary.prompt_tokens), ("completion_tokens", summary.completion_tokens),
+            ("cost_usd", summary.cost_usd), ("wall_time_s", summary.wall_time_s), ("jobs", 1),
+        ):
+            totals[name] = totals.get(name, 0) + value
+    shown_roles = [r for r in roles if r != "mock" or any(t.get("mock") for t in cells.values())]
+    headers = ["Agent", "Judge", *[f"Calls {r}" for r in shown_roles], "Cache hits", "Failed requests",
+               "Prompt tokens", "Completion tokens", "Cost $", "Wall time s"]
+    columns = ["agent", "judge", *[f"calls_{r}" for r in shown_roles], "cache_hits", "failed_requests",
+               "prompt_tokens", "completion_tokens", "cost_usd", "wall_time_s"]
+    keys = [*shown_roles, "cache_hits", "failed_attempts", "prompt_tokens", "completion_tokens", "cost_usd", "wall_time_s"]
+    display: list[list[str]] = []
+    data: list[list[object]] = []
+    grand: dict[str, float] = {}
+
+    def shown(values: dict[str, float]) -> list[str]:
+        ints = [f"{int(values.get(k, 0)):,}" for k in keys[:-2]]
+        return [*ints, f"{values.get('cost_usd', 0):.4f}", f"{values.get('wall_time_s', 0):.1f}"]
+
+    agents = sorted({agent for (agent, _), _ in summaries})
+    judges = sorted({judge for (_, judge), _ in summaries})
+    for agent in agents:
+        for judge in judges:
+            totals = cells.get((agent, judge))
+            if totals is None:
+                if (agent, judge) in unfinished:
+                    display.append([agent, judge, *["unfinished"] * len(keys)])
+                    data.append([agent, judge, *[None] * len(keys)])
+                continue
+            for key in keys:
+                grand[key] = grand.get(key, 0) + totals.get(key, 0)
+            display.append([agent, judge, *shown(totals)])
+            data.append([agent, judge, *[totals.get(k, 0) for k in keys]])
+    if len(cells) > 1:
+        display.append(["total", "", *shown(grand)])
+        data.append(["total", "", *[grand.get(k, 0) for k in keys]])
+    notes = [
+        "From each job's summary.json: calls answered per role, tokens and dollars as litellm reported them "
+        "(self-hosted models at $0), wall time of the job.",
+        "Reused conversations and verdicts are cache hits and cost nothing: the agent's conversations are paid by "
+        "the first job that needed them.",
+    ]
+    if unfinished:
+        notes.append("unfinished: the job has no summary.json (stopped, interrupted or crashed); what it spent is "
+                     "not counted here.")
+    return Table(headers=headers, display=display, data=data, footnotes=notes, data_headers=columns)
+
+
+def _job_summaries(ctx: ReportContext) -> list[tuple[tuple[str, str], JobSummary | None]] | None:
+    """(agent, judge) label and summary of each job; a report read back from report.json reads the
+    summaries from its jobs' folders (None when they are gone: the table then does not apply)."""
+    if ctx.jobs:
+        return [(ctx.labels[job.path], job.summary) for job in ctx.jobs]
+    infos = ctx.report.jobs if "report" in vars(ctx) else []
+    if not infos or not all(Path(info.path).is_dir() for info in infos):
+        return None
+    found: list[tuple[tuple[str, str], JobSummary | None]] = []
+    for info in infos:
+        path = Path(info.path) / SUMMARY_FILE
+        try:
+            summary = JobSummary.model_validate_json(path.read_text()) if info.status == "finished" else None
+        except (OSError, ValueError):
+            return None  # changed since the report was built: better no table than a wrong one
+        found.append(((info.agent, info.judge), summary))
+    return found

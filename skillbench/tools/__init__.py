@@ -3,30 +3,27 @@
 The engine opens one :func:`open_tool_session` per conversation; ``python -m skillbench.tools.serve``
 serves the same mocks over stdio for outside agents. The state semantics (what each tool's effect does
 to the environment) belong to the benchmark (:mod:`skillbench.benchmark.state`); this package serves them.
+
+Names are loaded on first use (PEP 562), as in ``skillbench.engine``: checking a config's response mode
+(``skillbench.tools.modes``) before a run must not import the MCP SDK (about a second).
 """
 
-from skillbench.tools.modes import RESPONSE_MODES, MockContext, ResponseMode
-from skillbench.tools.server import ERROR_KIND_META, MockToolServer, ToolOutcome
-from skillbench.tools.session import ToolSession, open_tool_session
-from skillbench.tools.stages import MOCK_STAGES, MockCall, StageHost, Step, mock_stage
-from skillbench.tools.toolkit import openai_tool, openai_tool_name
-from skillbench.tools.validation import ArgumentValidator
+from importlib import import_module
+from typing import Any
 
-__all__ = [
-    "ERROR_KIND_META",
-    "MOCK_STAGES",
-    "RESPONSE_MODES",
-    "ArgumentValidator",
-    "MockCall",
-    "MockContext",
-    "MockToolServer",
-    "ResponseMode",
-    "StageHost",
-    "Step",
-    "ToolOutcome",
-    "ToolSession",
-    "mock_stage",
-    "open_tool_session",
-    "openai_tool",
-    "openai_tool_name",
-]
+_WHERE = {
+    "RESPONSE_MODES": "modes", "MockContext": "modes", "ResponseMode": "modes",
+    "ERROR_KIND_META": "server", "MockToolServer": "server", "ToolOutcome": "server",
+    "ToolSession": "session", "open_tool_session": "session",
+    "MOCK_STAGES": "stages", "MockCall": "stages", "StageHost": "stages", "Step": "stages", "mock_stage": "stages",
+    "openai_tool": "toolkit", "openai_tool_name": "toolkit",
+    "ArgumentValidator": "validation",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(import_module(f"skillbench.tools.{_WHERE[name]}"), name)
+    raise AttributeError(name)

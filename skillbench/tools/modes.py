@@ -44,7 +44,7 @@ class MockContext:
                 raise ToolError("infra", f"Internal error: mock {self.mock.name!r} has no llm model configured.")
             if self.clients is None:
                 self.clients = ClientPool(seed=self.seed)
-            self._llm = self.clients.client(self.mock.llm)
+            self._llm = self.clients.client(self.mock.llm, "mock")
         return self._llm
 
 

@@ -82,3 +82,19 @@ async def test_permanent_errors_are_infrastructure_errors(monkeypatch: pytest.Mo
         with pytest.raises(InfrastructureError, match="qwen3_5_9b"):
             await ModelClient(cfg).complete([{"role": "user", "content": "hi"}])
     assert len(server.requests) == 1  # an auth failure is not retried
+
+
+async def test_pool_observer_sees_every_request_as_it_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Live progress and cost: each attempt (failed or answered) is reported with its role, priced by litellm."""
+    from skillbench.core.records import Usage
+    from skillbench.models import ClientPool
+
+    seen: list[tuple[str, Usage]] = []
+    with stub_server(lambda body: text_reply("ok"), fail_first=1, fail_status=503, models=("gpt-5",)) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-local")
+        cfg = compose_config("agent=gpt5", f"agent.api_base={server.base_url}").agent
+        client = ClientPool(observer=lambda role, usage: seen.append((role, usage))).client(cfg, "agent")
+        completion = await client.complete([{"role": "user", "content": "hi"}])
+    assert [role for role, _ in seen] == ["agent", "agent"]
+    assert (seen[0][1].failed_attempts, seen[1][1].calls) == (1, 1)
+    assert seen[1][1].cost_usd > 0 and seen[1][1].cost_usd == completion.usage.cost_usd  # gpt-5's listed price

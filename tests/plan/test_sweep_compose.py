@@ -1,0 +1,43 @@
+"""The preflight composes a sweep's jobs quickly by swapping config-group nodes; each must equal Hydra's own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hydra import compose, initialize_config_module
+from hydra.core.global_hydra import GlobalHydra
+from omegaconf import open_dict
+
+from skillbench.config import validate_config
+from skillbench.plan.sweep import _body, _choices, compose_jobs
+
+
+def test_swapped_jobs_equal_hydra_composition_with_overrides_inside_the_swapped_groups(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    task = ["agent.timeout_s=61", "+agent.params.top_p=0.5", "judge.samples=3", "benchmark.limit=2"]
+    with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
+        master = compose("config", overrides=task, return_hydra_config=True)
+        with open_dict(master):  # what `-m agent=... judge=...` gives the plan callback
+            master.hydra.mode = "MULTIRUN"
+            master.hydra.sweeper.params = {"agent": "sim_careful,gpt5,custom", "judge": "sim_balanced,gpt5"}
+            master.hydra.overrides.task = [*task, "agent.model=openai/x"]
+        loader = GlobalHydra.instance().config_loader()
+        composed_by_hydra: list[list[str]] = []
+        own = loader.load_sweep_config
+
+        def counted(master_cfg: Any, overrides: list[str]) -> Any:  # Hydra's method, counted, not replaced
+            composed_by_hydra.append(overrides)
+            return own(master_cfg, overrides)
+
+        monkeypatch.setattr(loader, "load_sweep_config", counted)
+        jobs = compose_jobs(master)
+        monkeypatch.undo()
+        assert len(jobs) == 6 and len(composed_by_hydra) == 1  # only the first job; the others were swapped
+        for job in jobs:
+            hydra_own = loader.load_sweep_config(master, job.overrides)
+            assert job.choices == _choices(hydra_own), job.overrides
+            mine, theirs = validate_config(job.cfg, job.choices), validate_config(_body(hydra_own), _choices(hydra_own))
+            assert mine == theirs, job.overrides
+            assert mine.agent.timeout_s == 61 and mine.agent.params["top_p"] == 0.5 and mine.judge.samples == 3
