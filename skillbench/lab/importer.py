@@ -122,7 +122,11 @@ def _openai_messages(raw: list[Any]) -> tuple[list[Message], list[ToolCallRecord
     messages: list[Message] = []
     pending: dict[str, ToolCall] = {}
     records: list[ToolCallRecord] = []
+    # Turns count as the orchestrator counts them: an agent turn runs from the caller's message to the next one, so
+    # its tool rounds and its reply share one number (each assistant message its own turn would make a four-call
+    # correction look like a conversation twice as long as a native one).
     turn = 0
+    caller_spoke = True
     for index, item in enumerate(raw):
         where = f"messages[{index}]"
         _require(isinstance(item, dict), where, "must be an object")
@@ -131,8 +135,12 @@ def _openai_messages(raw: list[Any]) -> tuple[list[Message], list[ToolCallRecord
         content = item.get("content")
         _require(content is None or isinstance(content, str), f"{where}.content", "must be a string or null")
         calls: list[ToolCall] = []
+        if role == "user":
+            caller_spoke = True
         if role == "assistant":
-            turn += 1
+            if caller_spoke:
+                turn += 1
+            caller_spoke = False
             for j, call in enumerate(item.get("tool_calls") or []):
                 function = call.get("function") if isinstance(call, dict) else None
                 _require(isinstance(function, dict) and isinstance(function.get("name"), str),

@@ -167,3 +167,14 @@ def test_imported_judge_prompt_states_only_what_the_record_gave(tmp_path: Path, 
     capsys.readouterr()
     rows = {r[0]: r for r in json.loads((tmp_path / "lab" / "lab.json").read_text())["tables"][0]["rows"]}
     assert rows["sim_balanced"][1:3] == [5, 1.0]  # all five hand-overs pass, as the people said
+
+
+def test_imported_turns_count_like_native_ones() -> None:
+    """An agent turn runs from one caller message to the next: its tool rounds and its reply share a number, as in a
+    rollout of the orchestrator (ask; verify, fetch, correct, confirm and report; say goodbye = 3 turns, not 7)."""
+    record = _fixture_records()[0]
+    item = parse_record(record, "r0", "x", load_benchmark("starter"))
+    assert item.rollout.turns == 3
+    assert [r.turn for r in item.rollout.tool_calls] == [2, 2, 2, 2, 3]
+    assert [(m.role, m.turn) for m in item.rollout.messages if m.role in {"user", "assistant"} and m.content] == [
+        ("user", 0), ("assistant", 1), ("user", 1), ("assistant", 2), ("user", 2), ("assistant", 3)]
