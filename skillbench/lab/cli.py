@@ -14,8 +14,8 @@ from pathlib import Path
 from skillbench.benchmark import load_benchmark
 from skillbench.core.errors import ConfigError
 from skillbench.lab.config import compose_runs
-from skillbench.lab.importer import applicable_checks, human_labels, load_imported
-from skillbench.lab.judging import JudgeRun, Subject, judge_runs, lab_subjects, panel_run, rule_run
+from skillbench.lab.importer import human_labels, load_imported
+from skillbench.lab.judging import JudgeRun, imported_subject, judge_runs, lab_subjects, panel_run, rule_run
 from skillbench.lab.labelled import build_labelled_set
 from skillbench.lab.metrics import LabSet, human_labels_table, human_table, sampling_table, validity_tables
 from skillbench.lab.pages import detection_heatmap, human_html, lab_html
@@ -66,15 +66,14 @@ def validate_imported(args: argparse.Namespace) -> int:
     """Judges on imported conversations, scored against the people's labels."""
     loaded = [pair for run in args.run for pair in load_imported(run)]  # a bad folder fails before any config work
     judge_configs = compose_runs(args.overrides)
-    subjects = [Subject(i.rollout.key, i.rollout, i.context.scenario, i.context.skill) for i, _ in loaded]
+    subjects = [imported_subject(i) for i, _ in loaded]
     human = {i.rollout.key: row.passed for i, row in loaded if row.passed is not None}
     other_labels = {i.rollout.key: human_labels(i.context.labels) for i, _ in loaded if i.context.labels is not None}
     if not human:
         raise ConfigError(f"no human pass/fail labels in {', '.join(map(str, args.run))}. Fix: add metadata.labels.passed and import again")
     benchmark = load_benchmark(judge_configs[0].benchmark.source)
     runs = judge_runs(judge_configs, benchmark, subjects)
-    by_key = {i.rollout.key: i for i, _ in loaded}
-    rules = rule_run(subjects, judge_configs[0], lambda s: applicable_checks(by_key[s.key]))
+    rules = rule_run(subjects, judge_configs[0])
     everyone = [*runs, *([panel_run(runs)] if len(runs) > 1 else []), rules]
     calls = sum(r.model_calls for r in runs)
     notes = [f"{len(subjects)} imported conversations ({len(human)} with a human pass/fail) from {', '.join(map(str, args.run))}; "

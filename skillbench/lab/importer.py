@@ -21,6 +21,7 @@ from skillbench.config import RunConfig
 from skillbench.core.errors import ConfigError
 from skillbench.core.records import (
     OUTCOMES,
+    ExpectedOutcome,
     Message,
     Rollout,
     RuleCheck,
@@ -75,6 +76,9 @@ class Metadata(BaseModel):
     path: ScenarioPath | None = Field(
         None, description="With skill_id and no scenario_id: the path the conversation took (happy_path, transfer, ...). "
         "The tools every scenario of that skill on that path requires are then checked.")
+    expected_outcome: ExpectedOutcome | None = Field(
+        None, description="What the conversation should have ended as, where the test design says so (not the person's "
+        "verdict: that is labels.outcome). Not given: the judge prompt says so, rather than assuming success.")
     policy: str | None = Field(None, description="The policy or skill text the agent followed (when no skill_id).")
     tools: list[str] | None = Field(None, description="Tool names offered to the agent.")
     termination: str | None = Field(None, description="How it ended (resolved, transferred, ...); default from control calls.")
@@ -90,6 +94,9 @@ class ImportedContext(BaseModel):
     scenario: Scenario
     labels: HumanLabels | None = None
     not_applicable: list[str] = Field(default_factory=list, description="Rule checks the data did not allow.")
+    not_given: list[str] = Field(
+        default_factory=list, description="Scenario facts the record did not state (path, expected_outcome, forbidden_tools): "
+        "the judge prompt says '(not given)' instead of the scenario's defaults.")
 
 
 class RecordError(ValueError):
@@ -115,7 +122,11 @@ def _openai_messages(raw: list[Any]) -> tuple[list[Message], list[ToolCallRecord
     messages: list[Message] = []
     pending: dict[str, ToolCall] = {}
     records: list[ToolCallRecord] = []
+    # Turns count as the orchestrator counts them: an agent turn runs from the caller's message to the next one, so
+    # its tool rounds and its reply share one number (each assistant message its own turn would make a four-call
+    # correction look like a conversation twice as long as a native one).
     turn = 0
+    caller_spoke = True
     for index, item in enumerate(raw):
         where = f"messages[{index}]"
         _require(isinstance(item, dict), where, "must be an object")
@@ -124,8 +135,12 @@ def _openai_messages(raw: list[Any]) -> tuple[list[Message], list[ToolCallRecord
         content = item.get("content")
         _require(content is None or isinstance(content, str), f"{where}.content", "must be a string or null")
         calls: list[ToolCall] = []
+        if role == "user":
+            caller_spoke = True
         if role == "assistant":
-            turn += 1
+            if caller_spoke:
+                turn += 1
+            caller_spoke = False
             for j, call in enumerate(item.get("tool_calls") or []):
                 function = call.get("function") if isinstance(call, dict) else None
                 _require(isinstance(function, dict) and isinstance(function.get("name"), str),
@@ -138,9 +153,9 @@ def _openai_messages(raw: list[Any]) -> tuple[list[Message], list[ToolCallRecord
                 tool_call = ToolCall(id=str(call.get("id") or f"call_{index}_{j}"), name=function["name"], arguments=parsed)
                 calls.append(tool_call)
                 pending[tool_call.id] = tool_call
-                if function["name"] in CONTROL_TOOLS:
+                if function["name"] in CONTROL_TOOLS:  # recorded as the orchestrator records a control call
                     records.append(ToolCallRecord(turn=turn, call_id=tool_call.id, name=function["name"], arguments=parsed,
-                                                  offered=True, is_error=False, result="", control=True))
+                                                  offered=True, is_error=False, result="conversation ended", control=True))
         if role == "tool":
             call_id = item.get("tool_call_id")
             _require(call_id in pending, f"{where}.tool_call_id", f"{call_id!r} answers no earlier tool call")
@@ -180,6 +195,15 @@ def _generic_messages(turns: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _termination_detail(records: list[ToolCallRecord]) -> str:
+    """The closing control call's reason (transfer) or summary (end), as the orchestrator words a native ending."""
+    controls = [r for r in records if r.control]
+    if not controls:
+        return ""
+    key = "reason" if controls[-1].name == TRANSFER_TO_HUMAN else "summary"
+    return str(controls[-1].arguments.get(key) or "")
+
+
 def _termination(meta: Metadata, records: list[ToolCallRecord]) -> str:
     if meta.termination:
         return meta.termination
@@ -200,32 +224,44 @@ def _context(meta: Metadata, record_id: str, messages: list[Message], benchmark:
     else:
         policy = meta.policy or "No policy text was given with this conversation."
         skill = Skill(id=f"imported-{record_id}", name="Imported conversation", industry="imported", category="imported",
-                      company="(not given)", capability=policy, workflow=policy,
+                      company="not given", capability=policy, workflow=policy,
                       steps=[WorkflowStep(id="policy", kind="inform", instruction=policy, tools=list(meta.tools or []))],
                       success_criteria=["The caller's request is handled as the policy says."],
                       guardrails=["Follow the policy above."], tools=list(meta.tools or ["none.given"]))
         not_applicable += ["verified_before_account_access"]
     scenarios = {s.id: s for s in benchmark.scenarios}
+    not_given: list[str] = []
     if meta.scenario_id is not None:
         _require(meta.scenario_id in scenarios, "metadata.scenario_id", f"{meta.scenario_id!r} is not a scenario of the benchmark")
         scenario = scenarios[meta.scenario_id]
     else:
         first = next((m.content for m in messages if m.role == "user" and m.content), "")
         required: list[str] = []
+        expected = meta.expected_outcome
         if meta.skill_id is not None and meta.path is not None:
             # a skill and a path fix the tools every conversation must call: those all its scenarios on that path require
             same = [s for s in benchmark.scenarios if s.skill_id == skill.id and s.path == meta.path]
             _require(bool(same), "metadata.path", f"skill {skill.id!r} has no scenario on path {meta.path!r} in the benchmark")
             required = sorted(set.intersection(*(set(s.required_tools) for s in same)))
+            outcomes = {s.expected_outcome for s in same}
+            if expected is None and len(outcomes) == 1:  # ... and the ending they all expect
+                expected = outcomes.pop()
         else:
             not_applicable.append("required_tools_invoked")
+        # The scenario's defaults (happy_path, success, no forbidden tool) stand in for facts nobody stated; the judge
+        # prompt must not present them as facts (a burst-pipe transfer judged against 'Expected outcome: success').
+        not_given += [name for name, value in (("path", meta.path), ("expected_outcome", expected)) if value is None]
+        not_given.append("forbidden_tools")
         scenario = Scenario(id=record_id, skill_id=skill.id, path=meta.path or "happy_path", title=first[:80] or record_id,
                             objective=first or "(not given)", persona=Persona(id="imported", label="imported"),
-                            success_criteria=list(skill.success_criteria), required_tools=required)
-        not_applicable += ["no_forbidden_tool_succeeded", "target_state_reached", "outcome_matches_expected"]
+                            success_criteria=list(skill.success_criteria), required_tools=required,
+                            expected_outcome=expected or "success")
+        not_applicable += ["no_forbidden_tool_succeeded", "target_state_reached"]
+        if "expected_outcome" in not_given:
+            not_applicable.append("outcome_matches_expected")
     if meta.tools is None and meta.skill_id is None:
         not_applicable.append("no_unrecovered_out_of_toolkit_call")
-    return ImportedContext(skill=skill, scenario=scenario, labels=meta.labels, not_applicable=not_applicable)
+    return ImportedContext(skill=skill, scenario=scenario, labels=meta.labels, not_applicable=not_applicable, not_given=not_given)
 
 
 def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark) -> Imported:
@@ -261,7 +297,8 @@ def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark) ->
             "agent": meta.agent or agent, "id": record_id}
     rollout = Rollout(key=content_hash(body), scenario_id=context.scenario.id, skill_id=context.skill.id, agent=meta.agent or agent,
                       messages=messages, tool_calls=records, offered_tools=list(meta.tools or context.skill.tools),
-                      termination=termination, turns=max((m.turn for m in messages), default=0))  # type: ignore[arg-type]
+                      termination=termination, termination_detail=_termination_detail(records),  # type: ignore[arg-type]
+                      turns=max((m.turn for m in messages), default=0))
     return Imported(rollout, context)
 
 

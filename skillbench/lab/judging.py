@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from skillbench.benchmark.loader import Benchmark
@@ -15,6 +14,7 @@ from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
 from skillbench.engine.job import make_context, obtain_verdict
 from skillbench.evaluation import run_rule_checks
 from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
+from skillbench.lab.importer import Imported, applicable_checks
 from skillbench.lab.labelled import make_case
 from skillbench.lab.records import LabelledTranscript
 from skillbench.prompts import render_judge_prompt
@@ -55,6 +55,26 @@ class Subject:
     rollout: Rollout
     scenario: Scenario
     skill: Skill
+    # An imported conversation: only the rule checks its data allows (None: every check), and the scenario facts
+    # its record did not state. Both reach the judge prompt and the pass rule exactly as they reach the run's row.
+    checks: tuple[RuleCheck, ...] | None = None
+    not_given: tuple[str, ...] = ()
+
+    def rule_checks(self) -> list[RuleCheck]:
+        return list(self.checks) if self.checks is not None else run_rule_checks(self.rollout, self.scenario, self.skill)
+
+
+def imported_subject(item: Imported) -> Subject:
+    """An imported conversation to judge: the checks the import found applicable, the facts it did not know."""
+    return Subject(item.rollout.key, item.rollout, item.context.scenario, item.context.skill,
+                   checks=tuple(applicable_checks(item)), not_given=tuple(item.context.not_given))
+
+
+def subject_prompt(subject: Subject, rubric_version: str) -> tuple[list[RuleCheck], str]:
+    """The rule checks and the judge prompt a judge gets for ``subject``."""
+    checks = subject.rule_checks()
+    return checks, render_judge_prompt(subject.skill, subject.scenario, subject.rollout, checks, rubric_version,
+                                       not_given=subject.not_given)
 
 
 def lab_subjects(benchmark: Benchmark, items: list[LabelledTranscript]) -> list[Subject]:
@@ -77,8 +97,7 @@ async def _judge_all(cfg: RunConfig, benchmark: Benchmark, items: list[Subject])
 
     async def one(item: Subject) -> tuple[str, Reading]:
         nonlocal calls
-        checks = run_rule_checks(item.rollout, item.scenario, item.skill)
-        prompt = render_judge_prompt(item.skill, item.scenario, item.rollout, checks, cfg.judge.rubric_version)
+        checks, prompt = subject_prompt(item, cfg.judge.rubric_version)
         async with limit:
             verdict, reused = await obtain_verdict(ctx, prompt, item.rollout)
         if not reused:
@@ -103,14 +122,10 @@ def judge_runs(configs: list[RunConfig], benchmark: Benchmark, items: list[Subje
     return [asyncio.run(_judge_all(cfg, benchmark, items)) for cfg in configs]
 
 
-def rule_run(items: list[Subject], cfg: RunConfig, checks: Callable[[Subject], list[RuleCheck]] | None = None) -> JudgeRun:
+def rule_run(items: list[Subject], cfg: RunConfig) -> JudgeRun:
     """The deterministic baseline: a transcript fails when a hard rule check fails (no model, no scores).
-    ``checks``: which checks apply (imported transcripts drop those their data does not allow)."""
-    def every(item: Subject) -> list[RuleCheck]:
-        return run_rule_checks(item.rollout, item.scenario, item.skill)
-
-    pick = checks or every
-    readings = {item.key: Reading(passed=rule_based_pass(pick(item), cfg.pass_rule)) for item in items}
+    An imported transcript has only the checks its data allows (``Subject.checks``)."""
+    readings = {item.key: Reading(passed=rule_based_pass(item.rule_checks(), cfg.pass_rule)) for item in items}
     return JudgeRun(RULES, False, readings)
 
 

@@ -16,8 +16,11 @@ from pydantic import BaseModel, ConfigDict
 HEADING = "# "  # a section heading line: '# Workflow steps'
 BULLET = "- "
 NONE_ITEM = "(none)"  # an empty list, rendered as one item
+# A scenario fact the transcript's source never stated (an imported conversation with no benchmark scenario):
+# said as unknown, never filled with a default a judge would take for a fact.
+NOT_GIVEN = "(not given)"
 SEE_CAPABILITY = "(see capability)"  # the agent prompt's empty in-scope list
-PLACEHOLDERS = frozenset({NONE_ITEM, SEE_CAPABILITY})
+PLACEHOLDERS = frozenset({NONE_ITEM, SEE_CAPABILITY, NOT_GIVEN})
 
 # A workflow step line: '3. [act] Move it (tools: a.b, c.d) (ask for: x, y) (only when it applies)'.
 STEP_LINE = "{index}. [{kind}] {instruction}"

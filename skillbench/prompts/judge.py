@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from typing import Literal
 
 from skillbench.benchmark.schema import Scenario, Skill
@@ -20,6 +21,7 @@ from skillbench.core.rubric import DEFAULT_RUBRIC_VERSION, DIMENSIONS, OUTPUT_KE
 from skillbench.prompts.format import (
     LIST_SEPARATOR,
     NONE_ITEM,
+    NOT_GIVEN,
     Record,
     StepView,
     bullet_lines,
@@ -140,9 +142,25 @@ def render_check_line(check: RuleCheck) -> str:
     return f"- {check.name}: {status}{detail}"
 
 
+# Scenario facts an imported conversation may lack (render_judge_prompt's ``not_given``).
+UNKNOWABLE_FACTS = frozenset({"path", "expected_outcome", "forbidden_tools"})
+
+
 def render_judge_prompt(skill: Skill, scenario: Scenario, rollout: Rollout, checks: list[RuleCheck],
-                        rubric_version: str = DEFAULT_RUBRIC_VERSION) -> str:
-    """Everything a judge sees. It never names the model that produced the transcript."""
+                        rubric_version: str = DEFAULT_RUBRIC_VERSION, not_given: Collection[str] = ()) -> str:
+    """Everything a judge sees. It never names the model that produced the transcript.
+
+    ``not_given``: scenario facts (of :data:`UNKNOWABLE_FACTS`) the transcript's source never stated, rendered
+    as :data:`NOT_GIVEN` instead of the scenario's defaults (an imported conversation has no designed scenario:
+    'Expected outcome: success' would tell the judge that a needed transfer was wrong). Empty for benchmark
+    scenarios, whose prompts are unchanged by it.
+    """
+    unknown = set(not_given)
+    if unknown - UNKNOWABLE_FACTS:
+        raise ValueError(f"not_given: {sorted(unknown - UNKNOWABLE_FACTS)} are not among {sorted(UNKNOWABLE_FACTS)}")
+    path = NOT_GIVEN if "path" in unknown else scenario.path
+    expected = NOT_GIVEN if "expected_outcome" in unknown else scenario.expected_outcome
+    forbidden = NOT_GIVEN if "forbidden_tools" in unknown else LIST_SEPARATOR.join(scenario.forbidden_tools) or NONE_ITEM
     steps = "\n".join(
         render_step_line(index, step.kind, step.instruction, step.tools, required=step.required)
         for index, step in enumerate(skill.steps, start=1)
@@ -163,9 +181,9 @@ Guardrails:
 
 # Scenario
 Caller's objective: {scenario.objective}
-Path tested: {scenario.path}
-Expected outcome: {scenario.expected_outcome}
-Tools that must not succeed in this scenario: {LIST_SEPARATOR.join(scenario.forbidden_tools) or NONE_ITEM}
+Path tested: {path}
+Expected outcome: {expected}
+Tools that must not succeed in this scenario: {forbidden}
 Success criteria:
 {criteria}
 
@@ -214,8 +232,8 @@ class JudgePromptView(Record):
     steps: list[StepView]
     guardrails: list[str]
     objective: str
-    path: str
-    expected_outcome: str
+    path: str  # NOT_GIVEN when the transcript's source did not state it (imported conversations)
+    expected_outcome: str  # likewise
     forbidden_tools: list[str]
     success_criteria: list[str]
     checks: list[CheckLine]
@@ -281,7 +299,7 @@ def _detail(text: str | None) -> str:
 
 
 def _names(text: str) -> list[str]:
-    return [] if text in {"", NONE_ITEM} else [name.strip() for name in text.split(",") if name.strip()]
+    return [] if text in {"", NONE_ITEM, NOT_GIVEN} else [name.strip() for name in text.split(",") if name.strip()]
 
 
 def parse_judge_prompt(text: str) -> JudgePromptView:

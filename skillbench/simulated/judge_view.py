@@ -15,7 +15,7 @@ from itertools import pairwise
 from typing import Any
 
 from skillbench.prompts.agent import CONTROL_TOOLS
-from skillbench.prompts.format import HEADING
+from skillbench.prompts.format import HEADING, NOT_GIVEN
 from skillbench.prompts.judge import TRANSCRIPT_SECTION, TranscriptLine, parse_judge_prompt
 from skillbench.simulated.phrasing import (
     HANDLED,
@@ -75,12 +75,13 @@ class JudgePrompt:
     steps: list[JudgedStep] = field(default_factory=list)
     guardrails: list[str] = field(default_factory=list)
     path: str = ""
-    expected: str = "success"
+    expected: str = "success"  # "" when the prompt says the expected outcome was not given (imported conversations)
     forbidden: list[str] = field(default_factory=list)
     criteria: list[str] = field(default_factory=list)
     checks: list[tuple[str, bool, bool, str]] = field(default_factory=list)  # name, passed, hard, detail
     entries: list[Entry] = field(default_factory=list)
     termination: str = ""
+    termination_detail: str = ""  # the agent's stated reason for a transfer, or its closing summary
 
 
 def read_judge_prompt(text: str) -> JudgePrompt:
@@ -91,11 +92,14 @@ def read_judge_prompt(text: str) -> JudgePrompt:
     prompt.steps = [JudgedStep(s.index, s.kind, s.instruction, [tool_key(t) for t in s.tools], s.required) for s in view.steps]
     prompt.guardrails = list(view.guardrails)
     prompt.path = view.path
-    prompt.expected = view.expected_outcome or "success"
+    # Not given (an imported conversation): no expectation to hold the ending against. A missing line (an older
+    # prompt) still reads as success.
+    prompt.expected = "" if view.expected_outcome == NOT_GIVEN else view.expected_outcome or "success"
     prompt.forbidden = [tool_key(name) for name in view.forbidden_tools]
     prompt.criteria = list(view.success_criteria)
     prompt.checks = [(check.name, check.passed, check.hard, check.detail) for check in view.checks]
     prompt.entries, prompt.termination = _entries(view.transcript)
+    prompt.termination_detail = next((line.detail for line in view.transcript if line.kind == "end"), "")
     return prompt
 
 
@@ -280,7 +284,11 @@ def analyse(prompt: JudgePrompt) -> Findings:
     missing_values = [v for v in criteria_values if v not in evidence]
 
     failing_tools = {name for name, group in by_tool.items() if sum(1 for c in group if c.status == "error") >= 3}
-    justified = prompt.termination == "transferred" and (human_at is not None or bool(failing_tools) or prompt.expected == "appropriately_transferred")
+    # With no expected outcome stated, the scenario cannot say a hand-over was needless: one the agent gave a
+    # reason for is accepted (whether the reason fits the policy's prose is beyond a rule-based reader).
+    stated_reason = not prompt.expected and bool(prompt.termination_detail.strip())
+    justified = prompt.termination == "transferred" and (
+        human_at is not None or bool(failing_tools) or prompt.expected == "appropriately_transferred" or stated_reason)
     return Findings(
         calls=calls,
         agent_messages=agent_messages,

@@ -12,8 +12,11 @@ import pytest
 
 from skillbench.benchmark import load_benchmark
 from skillbench.cli import main
-from skillbench.core.rubric import DIMENSION_NAMES
+from skillbench.core.rubric import DEFAULT_RUBRIC_VERSION, DIMENSION_NAMES
 from skillbench.lab.importer import applicable_checks, parse_record
+from skillbench.lab.judging import imported_subject, subject_prompt
+from skillbench.prompts.format import NOT_GIVEN
+from skillbench.prompts.judge import parse_judge_prompt
 from skillbench.report import load_results
 from skillbench.report.html import decode_transcripts
 
@@ -106,3 +109,72 @@ def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.Cap
     assert main(args) == 0 and "model calls this run: 0." in capsys.readouterr().out
     shutil.rmtree(run)
     assert main(args) == 2  # the folder is gone: one clear error
+
+
+def _fixture_records() -> list[dict]:
+    return [json.loads(line) for line in (FIXTURE / "conversations.jsonl").read_text().splitlines()] + json.loads(
+        (FIXTURE / "generic.json").read_text())
+
+
+def test_fixture_labels_follow_its_content() -> None:
+    """A person passes exactly the conversations that follow the whole policy: verify, fetch the bill, correct it to the
+    reading the caller gave, confirm; or hand a leak straight to a human. Every failed one shows one of those defects."""
+    benchmark = load_benchmark("starter")
+    policy = ["account.verify_holder", "billing.get_bill", "billing.correct_reading", "messaging.send_confirmation"]
+    for number, record in enumerate(_fixture_records()):
+        item = parse_record(record, f"r{number}", "x", benchmark)
+        calls = [r for r in item.rollout.tool_calls if not r.control and not r.is_error]
+        meter = re.search(r"meter (?:itself )?shows (\d+)", item.context.scenario.objective)
+        corrected = [c.arguments.get("reading") for c in calls if c.name == "billing.correct_reading"]
+        followed = meter is not None and [c.name for c in calls] == policy and corrected == [int(meter.group(1))]
+        handed_over = meter is None and not calls and item.rollout.termination == "transferred"
+        labels = item.context.labels
+        assert labels is not None and labels.passed == (followed or handed_over), item.rollout.scenario_id
+        # a flagged hallucination is a correction claimed with no correction call behind it
+        assert bool(labels.hallucinated_action) == (not corrected and not handed_over), item.rollout.scenario_id
+
+
+def test_imported_judge_prompt_states_only_what_the_record_gave(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The judge of an imported conversation sees the checks its data allows, '(not given)' for the scenario facts nobody
+    stated (not 'Expected outcome: success') and the transfer reason; an appropriate burst-pipe transfer then passes."""
+    benchmark = load_benchmark("starter")
+    records = _fixture_records()
+    leak = records[5]
+    assert leak["messages"][-1]["tool_calls"][0]["function"]["name"] == "transfer_to_human"
+    item = parse_record(leak, "r5", "x", benchmark)
+    assert item.rollout.termination_detail == "suspected burst pipe"
+    checks, prompt = subject_prompt(imported_subject(item), DEFAULT_RUBRIC_VERSION)
+    assert {c.name for c in checks} == {"termination_reached", "no_unrecovered_out_of_toolkit_call"}
+    assert "outcome_matches_expected" not in prompt and "required_tools_invoked" not in prompt
+    assert f"Path tested: {NOT_GIVEN}\nExpected outcome: {NOT_GIVEN}\nTools that must not succeed in this scenario: {NOT_GIVEN}" in prompt
+    assert '{"end": "transferred", "detail": "suspected burst pipe"}' in prompt
+    view = parse_judge_prompt(prompt)
+    assert (view.path, view.expected_outcome, view.forbidden_tools) == (NOT_GIVEN, NOT_GIVEN, [])
+    # a stated expectation (or one a benchmark skill and path fix) is rendered, and its check applies again
+    leak["metadata"]["expected_outcome"] = "appropriately_transferred"
+    stated = parse_record(leak, "r5", "x", benchmark)
+    checks, prompt = subject_prompt(imported_subject(stated), DEFAULT_RUBRIC_VERSION)
+    assert "Expected outcome: appropriately_transferred" in prompt and any(c.name == "outcome_matches_expected" and c.passed for c in checks)
+    skilled = parse_record({**records[0], "metadata": {"skill_id": "retail_change_delivery_address", "path": "happy_path"}}, "r0", "x", benchmark)
+    assert skilled.context.not_given == ["forbidden_tools"] and skilled.context.scenario.expected_outcome == "success"
+
+    leaks = tmp_path / "leaks.jsonl"
+    leaks.write_text("".join(json.dumps(r) + "\n" for r in records if r["metadata"]["labels"].get("outcome") == "appropriately_transferred"))
+    code, run = _import(tmp_path, leaks)
+    assert code == 0
+    assert main(["judges", "validate", "judge=sim_balanced", f"store.root={tmp_path / 'store'}", "--run", str(run),
+                 "--out", str(tmp_path / "lab")]) == 0
+    capsys.readouterr()
+    rows = {r[0]: r for r in json.loads((tmp_path / "lab" / "lab.json").read_text())["tables"][0]["rows"]}
+    assert rows["sim_balanced"][1:3] == [5, 1.0]  # all five hand-overs pass, as the people said
+
+
+def test_imported_turns_count_like_native_ones() -> None:
+    """An agent turn runs from one caller message to the next: its tool rounds and its reply share a number, as in a
+    rollout of the orchestrator (ask; verify, fetch, correct, confirm and report; say goodbye = 3 turns, not 7)."""
+    record = _fixture_records()[0]
+    item = parse_record(record, "r0", "x", load_benchmark("starter"))
+    assert item.rollout.turns == 3
+    assert [r.turn for r in item.rollout.tool_calls] == [2, 2, 2, 2, 3]
+    assert [(m.role, m.turn) for m in item.rollout.messages if m.role in {"user", "assistant"} and m.content] == [
+        ("user", 0), ("assistant", 1), ("user", 1), ("assistant", 2), ("user", 2), ("assistant", 3)]

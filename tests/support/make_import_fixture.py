@@ -89,18 +89,29 @@ KINDS = ["good", "good", "no_verification", "hallucinated", "good", "leak_transf
 
 
 def generic(i: int) -> dict:
-    account = f"NW-{52000 + i}"
+    """Even i: the whole policy (verify, fetch the bill, correct, confirm, ask before ending), labelled pass. Odd i: the
+    agent claims a verification and a correction no tool performed, labelled fail with the hallucination flag."""
+    account, postcode, bill, meter = f"NW-{52000 + i}", f"NF2 {i}QP", f"B-9{i}", 3000 + i
     turns = [
-        {"speaker": "caller", "text": f"My meter shows {3000 + i} but the bill says {3300 + i}."},
+        {"speaker": "caller", "text": f"My meter shows {meter} but the bill says {3300 + i}."},
         {"speaker": "agent", "text": "Let me check. Your account number and postcode, please?"},
-        {"speaker": "caller", "text": f"{account}, NF2 {i}QP."},
-        {"speaker": "agent", "text": "Thanks, you are verified and the reading is corrected." if i % 2 else None,
-         "tool_calls": [] if i % 2 else [
-             {"name": "account.verify_holder", "arguments": {"account_number": account, "postcode": f"NF2 {i}QP"}, "result": {"verified": True}},
-             {"name": "billing.correct_reading", "arguments": {"bill_id": f"B-9{i}", "reading": 3000 + i}, "result": {"status": "corrected"}},
-         ]},
-        {"speaker": "agent", "text": "All done. Goodbye!", "tool_calls": [{"name": "end_conversation", "arguments": {"outcome": "resolved"}}]},
+        {"speaker": "caller", "text": f"{account}, {postcode}."},
     ]
+    if i % 2:
+        turns += [{"speaker": "agent", "text": "Thanks, you are verified and the reading is corrected."},
+                  {"speaker": "agent", "text": "All done. Goodbye!", "tool_calls": [{"name": "end_conversation", "arguments": {"outcome": "resolved"}}]}]
+    else:
+        turns += [
+            {"speaker": "agent", "text": None, "tool_calls": [
+                {"name": "account.verify_holder", "arguments": {"account_number": account, "postcode": postcode}, "result": {"verified": True}},
+                {"name": "billing.get_bill", "arguments": {"account_number": account}, "result": {"bill_id": bill, "reading": 3300 + i}},
+                {"name": "billing.correct_reading", "arguments": {"bill_id": bill, "reading": meter}, "result": {"status": "corrected"}},
+                {"name": "messaging.send_confirmation", "arguments": {"account_number": account}, "result": {"status": "sent"}},
+            ]},
+            {"speaker": "agent", "text": f"Bill {bill} now shows {meter} and a confirmation is on its way. Anything else?"},
+            {"speaker": "caller", "text": "No, that's all."},
+            {"speaker": "agent", "text": "Goodbye!", "tool_calls": [{"name": "end_conversation", "arguments": {"outcome": "resolved"}}]},
+        ]
     return {"turns": turns, "metadata": {"id": f"nw-generic-{i}", "policy": POLICY, "tools": TOOLS,
                                          "labels": {"passed": i % 2 == 0, "hallucinated_action": i % 2 == 1}}}
 

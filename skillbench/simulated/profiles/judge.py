@@ -69,7 +69,7 @@ class _Scorer:
         """Whether a full pass through the workflow was expected (not a refusal, transfer or out-of-scope)."""
         f = self.f
         return (
-            self.prompt.expected == "success"
+            self.prompt.expected in {"success", ""}  # not given: a conversation that ended resolved claims the workflow ran
             and not f.verify_failed
             and f.termination in {"resolved", "user_ended"}
             and self.main_act_needed
