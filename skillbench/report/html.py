@@ -201,7 +201,14 @@ def _rule_checks(row: ResultRow) -> str:
         for c in row.rule_checks
     )
     rule = {True: "passes", False: "fails", None: "n/a (infra error)"}[row.rule_passed]
-    return f"<h4>Rule checks (rule-based verdict: {rule})</h4><table><tr><th>Check</th><th>Result</th><th>Kind</th><th>Detail</th></tr>{lines}</table>"
+    # The kind shown is the check's default; one transcript may be scored by jobs with different pass rules
+    # (hard_checks), and each judge row's fail reasons below name the hard failures under its job's rule.
+    return (
+        f"<h4>Rule checks (rule-based verdict: {rule})</h4><table><tr><th>Check</th><th>Result</th>"
+        f"<th>Default kind</th><th>Detail</th></tr>{lines}</table>"
+        '<p class="foot">A pass rule\'s <code>hard_checks</code> can make a soft check hard; the fail reasons '
+        "of each judge's verdict apply that job's rule.</p>"
+    )
 
 
 def _judges(rows: list[ResultRow]) -> str:
