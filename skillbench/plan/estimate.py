@@ -215,7 +215,8 @@ def format_estimate(estimate: RunEstimate, *, jobs_listed: bool = True) -> str:
             out.append(f"job {i:>3} of {total}: {job.label}: {job.conversations:,} conversations, calls {calls}, "
                        f"${job.cost_usd:,.2f}{shared}")
     out.append("")
-    out.append(f"{'model':<46} {'roles':<18} {'calls':>10} {'prompt tok':>14} {'compl. tok':>12} {'dollars':>22}")
+    width = max([len("model"), *(len(m.model) for m in estimate.models)])  # never cut a model name
+    out.append(f"{'model':<{width}} {'roles':<18} {'calls':>10} {'prompt tok':>14} {'compl. tok':>12} {'dollars':>22}")
     for m in estimate.models:
         if m.cost_usd is None:
             dollars = "unknown"
@@ -223,7 +224,7 @@ def format_estimate(estimate: RunEstimate, *, jobs_listed: bool = True) -> str:
             dollars = f"${m.cost_usd:,.2f}" + (f" ({m.gpu_hours:,.1f} GPU-h)" if m.gpu_hours else "")
         else:
             dollars = f"${m.cost_usd:,.2f}"
-        out.append(f"{m.model[:46]:<46} {','.join(m.roles):<18} {_n(m.calls):>10} {_n(m.prompt_tokens):>14} "
+        out.append(f"{m.model:<{width}} {','.join(m.roles):<18} {_n(m.calls):>10} {_n(m.prompt_tokens):>14} "
                    f"{_n(m.completion_tokens):>12} {dollars:>22}")
     conversations = sum(job.new_conversations for job in estimate.jobs)
     out.append(f"total: {total} job(s), {conversations:,} new conversations, {estimate.calls:,} model calls, "
