@@ -95,6 +95,9 @@ class Usage(Record):
     retries: int = Field(0, description="Requests re-sent after a failed attempt.")
     cache_hits: int = Field(0, description="Calls avoided by reusing a stored artifact.")
     prompt_tokens: int = 0
+    cached_prompt_tokens: int = Field(
+        0, description="Of prompt_tokens, those the provider read from its prompt cache (billed at its cached rate)."
+    )
     completion_tokens: int = 0
     cost_usd: float = 0.0
     latency_s: float = Field(0.0, description="Sum of call latencies.")
@@ -106,6 +109,7 @@ class Usage(Record):
             retries=self.retries + other.retries,
             cache_hits=self.cache_hits + other.cache_hits,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            cached_prompt_tokens=self.cached_prompt_tokens + other.cached_prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             cost_usd=self.cost_usd + other.cost_usd,
             latency_s=self.latency_s + other.latency_s,

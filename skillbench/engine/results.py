@@ -100,6 +100,7 @@ class JobSummary(BaseModel):
     retries: int = Field(0, description="Requests re-sent after a failed attempt, all roles.")
     cache_hits: int
     prompt_tokens: int
+    cached_prompt_tokens: int = Field(0, description="Of prompt_tokens, those read from the providers' prompt caches.")
     completion_tokens: int
     cost_usd: float
     wall_time_s: float

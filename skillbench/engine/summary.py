@@ -82,6 +82,7 @@ def summarize(
         retries=sum(u.retries for u in usage.values()),
         cache_hits=sum(u.cache_hits for u in usage.values()),
         prompt_tokens=sum(u.prompt_tokens for u in usage.values()),
+        cached_prompt_tokens=sum(u.cached_prompt_tokens for u in usage.values()),
         completion_tokens=sum(u.completion_tokens for u in usage.values()),
         cost_usd=round(sum(u.cost_usd for u in usage.values()), 6),
         wall_time_s=round(wall_time_s, 3),

@@ -116,6 +116,13 @@ def retry_after_s(exc: Exception) -> float | None:
         return None  # an HTTP date: rare from model servers; fall back to our backoff
 
 
+def cached_prompt_tokens(usage: Any) -> int:
+    """Prompt tokens served from the provider's prompt cache. litellm puts every provider's count (OpenAI's
+    ``cached_tokens``, Anthropic's cache reads, Gemini's cached content) in ``prompt_tokens_details``."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    return int(getattr(details, "cached_tokens", 0) or 0)
+
+
 class ModelClient:
     """Calls one configured model. Share ``limiter`` between clients of the same endpoint."""
 
@@ -224,6 +231,7 @@ class ModelClient:
         answered = Usage(
             calls=1,
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            cached_prompt_tokens=cached_prompt_tokens(usage),
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
             cost_usd=0.0 if self.cfg.simulated else self._cost(response),
             latency_s=latency,

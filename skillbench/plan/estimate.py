@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -26,6 +26,7 @@ class RoleProfile(BaseModel):
     calls: float = Field(description="Calls per conversation.")
     prompt_tokens: float = Field(description="Prompt tokens per call.")
     completion_tokens: float = Field(description="Completion tokens per call.")
+    cached_share: float = Field(0.0, description="Share of prompt tokens read from the provider's prompt cache.")
     latency_s: float = Field(description="Seconds per call.")
     source: str = Field(description="'assumed', or how many stored jobs it was measured from.")
 
@@ -74,17 +75,36 @@ class RunEstimate(BaseModel):
         return sum(line.calls for line in self.models)
 
 
-def token_prices(model: ModelConfig) -> tuple[float, float] | None:
-    """Dollars per prompt and per completion token from litellm's price map (as the client bills them);
-    a self-hosted model the map does not know costs $0 per token; None: unknown price."""
+class TokenPrices(NamedTuple):
+    """Dollars per token, as litellm's price map lists them."""
+
+    prompt: float
+    cached_prompt: float  # a prompt token read from the provider's cache (the prompt price when none is listed)
+    completion: float
+
+    def cost(self, profile: RoleProfile, calls: float) -> float:
+        prompt = calls * profile.prompt_tokens
+        return (prompt * (1 - profile.cached_share) * self.prompt + prompt * profile.cached_share * self.cached_prompt
+                + calls * profile.completion_tokens * self.completion)
+
+
+FREE = TokenPrices(0.0, 0.0, 0.0)
+
+
+def token_prices(model: ModelConfig) -> TokenPrices | None:
+    """Dollars per prompt, cached prompt and completion token from litellm's price map (as litellm bills
+    them); a self-hosted model the map does not know costs $0 per token; None: unknown price."""
     if model.simulated:
-        return 0.0, 0.0
+        return FREE
     cost_map = get_litellm().model_cost
     for name in (model.model, model.model.split("/", 1)[-1]):
         info = cost_map.get(name)
         if info:
-            return float(info.get("input_cost_per_token") or 0.0), float(info.get("output_cost_per_token") or 0.0)
-    return (0.0, 0.0) if model.api_base is not None else None
+            prompt = float(info.get("input_cost_per_token") or 0.0)
+            cached = info.get("cache_read_input_token_cost")
+            return TokenPrices(prompt, prompt if cached is None else float(cached),
+                               float(info.get("output_cost_per_token") or 0.0))
+    return FREE if model.api_base is not None else None
 
 
 def _summaries(outputs: Path) -> list[dict[str, Any]]:
@@ -100,7 +120,8 @@ def _summaries(outputs: Path) -> list[dict[str, Any]]:
 
 def calibrate(outputs: Path, benchmark: str) -> dict[str, RoleProfile]:
     """Per role, the averages measured by stored jobs of the same benchmark with real models."""
-    totals: dict[str, list[float]] = defaultdict(lambda: [0.0] * 7)  # conversations, calls, p, c, latency, jobs, billed
+    # conversations, calls, prompt, completion, latency, jobs, billed calls, cached prompt
+    totals: dict[str, list[float]] = defaultdict(lambda: [0.0] * 8)
     for summary in _summaries(outputs):
         if summary.get("benchmark") != benchmark or not summary.get("scenarios"):
             continue
@@ -116,11 +137,13 @@ def calibrate(outputs: Path, benchmark: str) -> dict[str, RoleProfile]:
             t[4] += usage.get("latency_s", 0.0)
             t[5] += 1
             t[6] += usage["calls"]
+            t[7] += usage.get("cached_prompt_tokens", 0)
     profiles = dict(DEFAULT_PROFILES)
-    for role, (conversations, calls, prompt, completion, latency, jobs, billed) in totals.items():
+    for role, (conversations, calls, prompt, completion, latency, jobs, billed, cached) in totals.items():
         # Calls per conversation count cache hits (a fresh run makes them); tokens are per billed call.
         profiles[role] = RoleProfile(
             calls=calls / conversations, prompt_tokens=prompt / billed, completion_tokens=completion / billed,
+            cached_share=cached / prompt,
             latency_s=latency / billed if latency else DEFAULT_PROFILES.get(role, DEFAULT_PROFILES["agent"]).latency_s,
             source=f"measured from {int(jobs)} stored job(s)",
         )
@@ -163,7 +186,7 @@ def estimate_run(jobs: list[PlannedJob], outputs: Path = Path("outputs")) -> Run
             calls[role] = n
             line = lines.setdefault(
                 (model.model, model.api_base),
-                {"model": model, "roles": set(), "calls": 0, "p": 0.0, "c": 0.0, "busy_s": 0.0},
+                {"model": model, "roles": set(), "calls": 0, "p": 0.0, "c": 0.0, "busy_s": 0.0, "cost": 0.0},
             )
             line["roles"].add(role)
             line["calls"] += n
@@ -174,7 +197,8 @@ def estimate_run(jobs: list[PlannedJob], outputs: Path = Path("outputs")) -> Run
             if prices is None:
                 unpriced.add(model.model)
             else:
-                job_cost += n * (profile.prompt_tokens * prices[0] + profile.completion_tokens * prices[1])
+                job_cost += prices.cost(profile, n)
+                line["cost"] += prices.cost(profile, n)
         estimates.append(JobEstimate(
             overrides=job.overrides, label=f"agent={cfg.agent.name} judge={cfg.judge.name}",
             conversations=job.scenarios, new_conversations=job.scenarios if new_rollouts else 0,
@@ -183,9 +207,8 @@ def estimate_run(jobs: list[PlannedJob], outputs: Path = Path("outputs")) -> Run
     models: list[ModelLine] = []
     for line in lines.values():
         model: ModelConfig = line["model"]
-        prices = token_prices(model)
         gpu_hours = line["busy_s"] / 3600 if model.api_base is not None else 0.0
-        cost = None if prices is None else line["p"] * prices[0] + line["c"] * prices[1]
+        cost = None if token_prices(model) is None else line["cost"]
         if cost is not None and model.gpu_usd_per_hour:
             cost += gpu_hours * model.gpu_usd_per_hour
         models.append(ModelLine(
@@ -236,6 +259,7 @@ def format_estimate(estimate: RunEstimate, *, jobs_listed: bool = True) -> str:
     for role, p in estimate.profiles.items():
         if role not in used:
             continue
-        out.append(f"  {role}: {p.calls:.1f} calls/conversation, {p.prompt_tokens:,.0f} prompt + "
+        cached = f" ({100 * p.cached_share:.0f}% of prompt tokens cached)" if p.cached_share else ""
+        out.append(f"  {role}: {p.calls:.1f} calls/conversation, {p.prompt_tokens:,.0f} prompt{cached} + "
                    f"{p.completion_tokens:,.0f} completion tokens/call, {p.latency_s:.1f} s/call ({p.source})")
     return "\n".join(out)

@@ -508,16 +508,18 @@ def cost_table(ctx: ReportContext) -> Table | None:
             totals[role] = totals.get(role, 0) + (usage.calls if usage else 0)
         for name, value in (
             ("cache_hits", summary.cache_hits), ("failed_attempts", summary.failed_attempts),
-            ("prompt_tokens", summary.prompt_tokens), ("completion_tokens", summary.completion_tokens),
+            ("prompt_tokens", summary.prompt_tokens), ("cached_prompt_tokens", summary.cached_prompt_tokens),
+            ("completion_tokens", summary.completion_tokens),
             ("cost_usd", summary.cost_usd), ("wall_time_s", summary.wall_time_s), ("jobs", 1),
         ):
             totals[name] = totals.get(name, 0) + value
     shown_roles = [r for r in roles if r != "mock" or any(t.get("mock") for t in cells.values())]
     headers = ["Agent", "Judge", *[f"Calls {r}" for r in shown_roles], "Cache hits", "Failed requests",
-               "Prompt tokens", "Completion tokens", "Cost $", "Wall time s"]
+               "Prompt tokens", "Cached prompt tokens", "Completion tokens", "Cost $", "Wall time s"]
     columns = ["agent", "judge", *[f"calls_{r}" for r in shown_roles], "cache_hits", "failed_requests",
-               "prompt_tokens", "completion_tokens", "cost_usd", "wall_time_s"]
-    keys = [*shown_roles, "cache_hits", "failed_attempts", "prompt_tokens", "completion_tokens", "cost_usd", "wall_time_s"]
+               "prompt_tokens", "cached_prompt_tokens", "completion_tokens", "cost_usd", "wall_time_s"]
+    keys = [*shown_roles, "cache_hits", "failed_attempts", "prompt_tokens", "cached_prompt_tokens", "completion_tokens",
+            "cost_usd", "wall_time_s"]
     display: list[list[str]] = []
     data: list[list[object]] = []
     grand: dict[str, float] = {}
@@ -545,7 +547,7 @@ def cost_table(ctx: ReportContext) -> Table | None:
         data.append(["total", "", *[grand.get(k, 0) for k in keys]])
     notes = [
         "From each job's summary.json: calls answered per role, tokens and dollars as litellm reported them "
-        "(self-hosted models at $0), wall time of the job.",
+        "(self-hosted models at $0; cached prompt tokens at the provider's cached rate), wall time of the job.",
         "Reused conversations and verdicts are cache hits and cost nothing: the agent's conversations are paid by "
         "the first job that needed them.",
     ]
@@ -553,6 +555,50 @@ def cost_table(ctx: ReportContext) -> Table | None:
         notes.append("unfinished: the job has no summary.json (stopped, interrupted or crashed); what it spent is "
                      "not counted here.")
     return Table(headers=headers, display=display, data=data, footnotes=notes, data_headers=columns)
+
+
+@report_table("prompt_cache", title="Prompt caching — share of prompt tokens read from the provider's cache, per model",
+              order=115)
+def prompt_cache_table(ctx: ReportContext) -> Table | None:
+    """Per role and model: prompt tokens billed, those served from the provider's prompt cache, and their share.
+
+    Agent requests keep a byte-identical prefix (tool list, then the skill's system prompt) across the turns
+    and scenarios of a skill, so providers with prompt caching bill most of it at their cached rate.
+    """
+    summaries = _job_summaries(ctx)
+    if summaries is None:
+        return None
+    totals: dict[tuple[str, str, str], list[int]] = {}
+    for _label, summary in summaries:
+        if summary is None:
+            continue
+        models = {"agent": (summary.agent, summary.agent_model), "judge": (summary.judge, summary.judge_model),
+                  "user": (summary.user_sim, ""), "mock": (summary.mock, "")}
+        for role, usage in summary.usage.items():
+            if not usage.prompt_tokens or role not in models:
+                continue
+            name, model = models[role]
+            line = totals.setdefault((role, name, model), [0, 0, 0])
+            line[0] += usage.calls
+            line[1] += usage.prompt_tokens
+            line[2] += usage.cached_prompt_tokens
+    if not totals:
+        return None
+    display: list[list[str]] = []
+    data: list[list[object]] = []
+    for (role, name, model), (calls, prompt, cached) in sorted(totals.items()):
+        share = cached / prompt if prompt else None
+        display.append([role, name, model, f"{calls:,}", f"{prompt:,}", f"{cached:,}",
+                        "—" if share is None else f"{100 * share:.1f}"])
+        data.append([role, name, model, calls, prompt, cached, share])
+    return Table(
+        headers=["Role", "Config", "Model", "Calls", "Prompt tokens", "Cached prompt tokens", "Cached %"],
+        data_headers=["role", "config", "model", "calls", "prompt_tokens", "cached_prompt_tokens", "cached_share"],
+        display=display, data=data,
+        footnotes=["Cached prompt tokens as the provider reported them (prompt_tokens_details.cached_tokens, through "
+                   "litellm); 0 where the provider or server has no prompt cache. Reused conversations and verdicts "
+                   "are not counted: they made no request."],
+    )
 
 
 def _job_summaries(ctx: ReportContext) -> list[tuple[tuple[str, str], JobSummary | None]] | None:

@@ -7,6 +7,7 @@ faults real providers show (see docs/outcomes.md) at a stated rate per role.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -121,6 +122,40 @@ def faulty_reply(fault: str, message: dict[str, Any]) -> tuple[int, dict[str, An
     return 200, message, {}
 
 
+class PromptCache:
+    """Imitates a provider's automatic prompt caching (OpenAI's rules): a prompt of at least 1,024 tokens has
+    its longest previously seen prefix, in 128-token blocks, read from the cache. The prompt is the tool list
+    followed by the messages, as sent (providers render tools ahead of the messages); a token is ~4 characters."""
+
+    CHARS_PER_TOKEN = 4
+    BLOCK_TOKENS = 128
+    MINIMUM_TOKENS = 1024
+
+    def __init__(self) -> None:
+        self._seen: set[bytes] = set()
+
+    @staticmethod
+    def prompt_text(body: dict[str, Any]) -> str:
+        return json.dumps(body.get("tools") or []) + json.dumps(body.get("messages", []))
+
+    def usage(self, body: dict[str, Any]) -> dict[str, Any]:
+        text = self.prompt_text(body)
+        prompt_tokens = max(1, len(text) // self.CHARS_PER_TOKEN)
+        block = self.BLOCK_TOKENS * self.CHARS_PER_TOKEN
+        digest = hashlib.blake2b(digest_size=8)
+        cached_blocks, still_cached = 0, True
+        for start in range(0, len(text) - block + 1, block):
+            digest.update(text[start:start + block].encode())
+            key = digest.copy().digest()
+            if still_cached and key in self._seen:
+                cached_blocks += 1
+            else:
+                still_cached = False
+                self._seen.add(key)
+        cached = cached_blocks * self.BLOCK_TOKENS
+        return {"prompt_tokens": prompt_tokens, "cached_tokens": cached if cached >= self.MINIMUM_TOKENS else 0}
+
+
 class _Server(ThreadingHTTPServer):
     # The listen backlog is fixed when the socket opens; the default of 5 drops connections under load.
     request_queue_size = 1024
@@ -129,8 +164,12 @@ class _Server(ThreadingHTTPServer):
 
 class StubServer:
     def __init__(self, script: Script, fail_first: int = 0, fail_status: int = 503, latency_s: float = 0.0,
-                 port: int = 0, faults: FaultPlan | None = None, models: tuple[str, ...] = ("stub",)) -> None:
+                 port: int = 0, faults: FaultPlan | None = None, models: tuple[str, ...] = ("stub",),
+                 prompt_cache: bool = False, model_latency_s: dict[str, float] | None = None) -> None:
         self.script = script
+        self.model_latency_s = model_latency_s or {}  # per served model name, over latency_s
+        # With a prompt cache, usage counts tokens (~4 characters each) and reports cached_tokens as OpenAI does.
+        self.prompt_cache = PromptCache() if prompt_cache else None
         self.faults = faults
         self.models = models  # what GET /v1/models lists (skillbench's preflight checks the served name)
         self.latency_s = latency_s
@@ -163,8 +202,10 @@ class StubServer:
                     stub.headers.append(dict(self.headers))
                     failing = len(stub.requests) <= stub.fail_first
                     fault = stub.faults.pick(body) if stub.faults is not None and not failing else None
-                if stub.latency_s:
-                    time.sleep(stub.latency_s)
+                    prompt = stub.prompt_cache.usage(body) if stub.prompt_cache is not None else None
+                latency = stub.model_latency_s.get(body.get("model", ""), stub.latency_s)
+                if latency:
+                    time.sleep(latency)
                 if fault == "timeout":
                     time.sleep(stub.faults.hang_s if stub.faults is not None else 0)
                 headers: dict[str, str] = {}
@@ -181,6 +222,12 @@ class StubServer:
                     else:
                         finish = "tool_calls" if message and message.get("tool_calls") else "stop"
                         choices = [{"index": 0, "message": message, "finish_reason": finish}] if message else []
+                        usage: dict[str, Any] = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+                        if prompt is not None:
+                            completion = max(1, len(json.dumps(message)) // PromptCache.CHARS_PER_TOKEN) if message else 0
+                            usage = {"prompt_tokens": prompt["prompt_tokens"], "completion_tokens": completion,
+                                     "total_tokens": prompt["prompt_tokens"] + completion,
+                                     "prompt_tokens_details": {"cached_tokens": prompt["cached_tokens"]}}
                         payload = json.dumps(
                             {
                                 "id": f"chatcmpl-{len(stub.requests)}",
@@ -188,7 +235,7 @@ class StubServer:
                                 "created": int(time.time()),
                                 "model": body.get("model", "stub"),
                                 "choices": choices,
-                                "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+                                "usage": usage,
                             }
                         ).encode()
                 try:
