@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.benchmark.schema import Scenario
@@ -217,11 +217,24 @@ async def run_job_async(
     results_path = job_dir / RESULTS_FILE
     rows: dict[str, ResultRow] = {}
 
-    async def one(scenario: Scenario, sink: TextIO) -> None:
+    async def take_turn(scenario: Scenario, *, defer_if_busy: bool) -> ResultRow | Literal["deferred"] | None:
+        """The scenario's row once it has a slot; None past the budget (a rerun with a higher budget does it)."""
         async with limit:
-            if ctx.progress.over_budget():  # not started: a rerun with a higher budget does it
-                return
-            row = await evaluate_scenario(ctx, scenario)
+            if ctx.progress.over_budget():
+                return None
+            # Another job of the sweep (e.g. the next judge of this agent, in another worker) is having this
+            # conversation: parallel jobs that share rollouts split them instead of queueing on the same lock.
+            if defer_if_busy and ctx.store.being_produced("rollouts", rollout_key(cfg, benchmark, scenario)):
+                return "deferred"
+            return await evaluate_scenario(ctx, scenario)
+
+    async def one(scenario: Scenario, sink: TextIO) -> None:
+        row = await take_turn(scenario, defer_if_busy=True)
+        if row == "deferred":
+            await asyncio.sleep(0)  # every other waiting scenario queues up first; this one joins the back
+            row = await take_turn(scenario, defer_if_busy=False)
+        if not isinstance(row, ResultRow):
+            return
         rows[scenario.id] = row
         # One whole line per write, flushed: a kill leaves only complete rows behind.
         sink.write(row.model_dump_json() + "\n")

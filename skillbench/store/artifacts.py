@@ -84,6 +84,26 @@ class ArtifactStore:
             raise
         return path
 
+    def being_produced(self, kind: str, key: str) -> bool:
+        """Whether another producer (another process, or another task of this one) holds ``key``'s lock
+        now, with no artifact stored yet. A hint for scheduling only: the answer may change at once."""
+        lock_path = self.path(kind, key).with_suffix(".lock")
+        if self.path(kind, key).exists():
+            return False
+        try:
+            fd = os.open(lock_path, os.O_RDWR)
+        except FileNotFoundError:
+            return False  # nobody has ever produced it
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return False
+        finally:
+            os.close(fd)
+
     @contextlib.asynccontextmanager
     async def _exclusive(self, kind: str, key: str) -> AsyncIterator[None]:
         lock = self._locks.setdefault((kind, key), asyncio.Lock())

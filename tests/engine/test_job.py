@@ -108,3 +108,47 @@ def test_same_seed_same_transcripts_other_seed_new_rollouts(tmp_path: Path) -> N
     assert a.llm_calls == b.llm_calls
     c = run_job(_scripted(tmp_path / "s1", "run.seed=1"), tmp_path / "c")
     assert c.usage["agent"].calls > 0
+
+
+def test_a_conversation_another_process_is_having_is_deferred_not_waited_for(tmp_path: Path) -> None:
+    # Another producer holds the first scenario's rollout lock (as a parallel job of the sweep would) until the
+    # job has finished the other scenarios: a job that queued on that lock instead would never get there.
+    import fcntl
+    import os
+    import threading
+
+    from skillbench.engine.job import rollout_key
+    from skillbench.store import ArtifactStore
+
+    cfg = _scripted(tmp_path / "store", "benchmark=smoke", "benchmark.limit=3", "run.scenario_concurrency=1")
+    benchmark = load_benchmark(cfg.benchmark.source)
+    from skillbench.benchmark.selection import select_scenarios
+
+    first, *others = select_scenarios(benchmark, cfg.benchmark)
+    store = ArtifactStore(cfg.store.root)
+    lock_path = store.path("rollouts", rollout_key(cfg, benchmark, first)).with_suffix(".lock")
+    lock_path.parent.mkdir(parents=True)
+    fd = os.open(lock_path, os.O_CREAT | os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    assert store.being_produced("rollouts", rollout_key(cfg, benchmark, first))
+    results = tmp_path / "job" / RESULTS_FILE
+    released_after: list[int] = []
+
+    def release_when_the_others_are_done() -> None:
+        for _ in range(600):
+            done = len(results.read_text().splitlines()) if results.exists() else 0
+            if done == len(others):
+                break
+            threading.Event().wait(0.05)
+        released_after.append(len(results.read_text().splitlines()) if results.exists() else 0)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+    holder = threading.Thread(target=release_when_the_others_are_done)
+    holder.start()
+    summary = run_job(cfg, tmp_path / "job")
+    holder.join()
+    assert released_after == [len(others)]  # released because the others were done, not by the timeout
+    assert summary.scenarios == 3 and summary.infra_errors == 0
+    assert [row.scenario_id for row in _rows(tmp_path / "job")] == [s.id for s in [first, *others]]
+    assert not store.being_produced("rollouts", rollout_key(cfg, benchmark, first))

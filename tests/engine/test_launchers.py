@@ -1,7 +1,7 @@
-"""The grid beyond one process: submitit launchers (local end to end; the SLURM preset composed).
+"""The grid beyond one process: the parallel preset (joblib, forked workers), submitit launchers (local end to
+end; the SLURM preset composed).
 
-The sweep test runs four engine jobs in parallel processes through hydra-submitit-launcher (the same
-code path a SLURM array uses, without a cluster) and checks they share one artifact store: every
+The sweep tests run four engine jobs in parallel processes and check they share one artifact store: every
 rollout is made once, exactly as many agent calls as a sequential (basic launcher) sweep.
 """
 
@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("hydra_plugins.hydra_submitit_launcher", reason="needs the skillbench[slurm] extra")
+
+def _needs_submitit() -> None:
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher", reason="needs the skillbench[slurm] extra")
 
 SWEEP = ["agent=sim_careful,sim_sloppy", "judge=sim_balanced,sim_strict", "benchmark=smoke", "benchmark.limit=3"]
 
@@ -34,6 +36,7 @@ def _sweep(cwd: Path, *extra: str) -> list[dict]:
     os.environ.get("SKILLBENCH_INTEGRATION") != "1", reason="eight engine jobs (~1-3 min): set SKILLBENCH_INTEGRATION=1"
 )
 def test_submitit_local_sweep_shares_one_store_and_writes_the_report(tmp_path: Path) -> None:
+    _needs_submitit()
     parallel = _sweep(tmp_path / "submitit", "hydra/launcher=local")
     basic = _sweep(tmp_path / "basic")
     assert len(parallel) == len(basic) == 4
@@ -51,6 +54,7 @@ def test_submitit_local_sweep_shares_one_store_and_writes_the_report(tmp_path: P
 
 
 def test_slurm_preset_composes(monkeypatch: pytest.MonkeyPatch) -> None:
+    _needs_submitit()
     from hydra import compose, initialize_config_module
 
     monkeypatch.setenv("SKILLBENCH_SLURM_PARTITION", "cpu_short")
@@ -60,3 +64,30 @@ def test_slurm_preset_composes(monkeypatch: pytest.MonkeyPatch) -> None:
     assert launcher._target_.endswith("SlurmLauncher")
     assert (launcher.partition, launcher.cpus_per_task, launcher.timeout_min) == ("cpu_short", 4, 240)
     assert len(cfg.hydra.sweeper.params.agent.split(",")) * len(cfg.hydra.sweeper.params.judge.split(",")) == 85
+
+
+def _stored_agent_calls(store: Path) -> int:
+    return sum(json.loads(p.read_text())["usage"]["agent"]["calls"] for p in (store / "rollouts").rglob("*.json"))
+
+
+def test_parallel_preset_forks_warm_workers_that_split_shared_conversations(tmp_path: Path) -> None:
+    # Two judges per agent run at once in two forked workers: they share each agent's conversations, which are
+    # made once (the stored rollouts' calls are all the agent calls the jobs made), and the report is written.
+    summaries = _sweep(tmp_path / "parallel", "hydra/launcher=parallel", "hydra.launcher.n_jobs=2")
+    assert len(summaries) == 4 and all(s["scenarios"] == 3 and s["infra_errors"] == 0 for s in summaries)
+    store = tmp_path / "parallel" / "store"
+    assert len(list((store / "rollouts").rglob("*.json"))) == 6
+    assert sum(s["usage"]["agent"]["calls"] for s in summaries) == _stored_agent_calls(store) > 0
+    report = json.loads((tmp_path / "parallel" / "sweep" / "report" / "report.json").read_text())
+    assert report["counts"]["jobs_finished"] == 4
+
+
+def test_only_the_forking_launcher_preloads_the_engine() -> None:
+    from hydra import compose, initialize_config_module
+
+    from skillbench.plan.callback import forks_workers
+
+    with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
+        chosen = {name: forks_workers(compose("config", overrides=[f"hydra/launcher={name}"], return_hydra_config=True))
+                  for name in ("basic", "joblib", "parallel")}
+    assert chosen == {"basic": False, "joblib": False, "parallel": True}
