@@ -26,20 +26,37 @@ sys.path.insert(0, str(REPO))
 
 from tests.support.openai_stub import StubServer, conversation_script, request_role, text_reply  # noqa: E402
 
+FILLER = "Thank you for bearing with me while I note the details of your request. "
 
-def distinct_conversation_script(body: dict[str, Any]) -> dict[str, Any]:
-    """The conversation script, with the caller's replies tagged by a hash of the caller's system prompt."""
+
+def _padded(text: str, tokens: int) -> str:
+    """``text`` lengthened with filler sentences to about ``tokens`` tokens (~4 characters each)."""
+    missing = tokens * 4 - len(text)
+    return text if missing <= 0 else f"{text} {(FILLER * (missing // len(FILLER) + 1))[:missing].strip()}"
+
+
+def distinct_conversation_script(body: dict[str, Any], completion_tokens: dict[str, int] | None = None) -> dict[str, Any]:
+    """The conversation script, with the caller's replies tagged by a hash of the caller's system prompt, and
+    text replies (the judge's explanation) padded to ``completion_tokens[role]`` tokens when given."""
     reply = conversation_script(body)
-    if request_role(body) == "user":
+    role = request_role(body)
+    if role == "user":
         tag = hashlib.blake2b(body["messages"][0]["content"].encode(), digest_size=4).hexdigest()
-        return text_reply(f"{reply['content']} My reference is {tag}.")
-    return reply
+        reply = text_reply(f"{reply['content']} My reference is {tag}.")
+    tokens = (completion_tokens or {}).get(role)
+    if not tokens or not reply.get("content"):
+        return reply
+    if role == "judge":
+        verdict = json.loads(reply["content"])
+        verdict["explanation"] = _padded(verdict["explanation"], tokens)
+        return text_reply(json.dumps(verdict))
+    return text_reply(_padded(reply["content"], tokens))
 
 
 class RecordingStub(StubServer):
     """A stub that appends every request body to ``record`` (one JSON object per line)."""
 
-    def __init__(self, record: TextIO | None, **kwargs: Any) -> None:
+    def __init__(self, record: TextIO | None, completion_tokens: dict[str, int] | None = None, **kwargs: Any) -> None:
         self._record = record
         self._record_lock = threading.Lock()
 
@@ -48,7 +65,7 @@ class RecordingStub(StubServer):
                 line = json.dumps(body)
                 with self._record_lock:
                     self._record.write(line + "\n")
-            return distinct_conversation_script(body)
+            return distinct_conversation_script(body, completion_tokens)
 
         super().__init__(script, **kwargs)
         self.requests = _Discard()  # a load run makes ~100,000 requests: keep none in memory
@@ -71,6 +88,9 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=float, default=100.0, help="every model's latency unless given below")
     parser.add_argument("--model-latency-ms", action="append", default=[], metavar="SERVED_NAME=MS",
                         help="one model's latency (the name the request carries, e.g. Qwen/Qwen3.5-9B=800)")
+    parser.add_argument("--completion-tokens", action="append", default=[], metavar="ROLE=TOKENS",
+                        help="pad text replies of a role (agent, user, judge) to about this many tokens")
+    parser.add_argument("--models", default="stub", help="comma-separated served names GET /v1/models lists")
     parser.add_argument("--record", type=Path, help="append every request body to this JSON-lines file")
     parser.add_argument("--port", type=int, default=0)
     options = parser.parse_args()
@@ -78,9 +98,10 @@ def main() -> None:
     for item in options.model_latency_ms:
         name, _, value = item.rpartition("=")
         latencies[name] = float(value) / 1000
+    completion = {role: int(n) for role, _, n in (item.partition("=") for item in options.completion_tokens)}
     record = options.record.open("a", buffering=1) if options.record else None
-    server = RecordingStub(record, latency_s=options.latency_ms / 1000, model_latency_s=latencies, port=options.port,
-                           prompt_cache=True)
+    server = RecordingStub(record, completion, latency_s=options.latency_ms / 1000, model_latency_s=latencies,
+                           port=options.port, prompt_cache=True, models=tuple(options.models.split(",")))
     print(server.port, flush=True)
     server._server.serve_forever()
 

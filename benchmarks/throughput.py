@@ -1,16 +1,23 @@
-"""Engine throughput against a local OpenAI-compatible stub with fixed latency (DESIGN: performance budget).
+"""Engine throughput against a local OpenAI-compatible stub, and the engine against bare litellm.
 
-    python benchmarks/throughput.py --conversations 400 --latency-ms 100 --concurrency 256
+    python benchmarks/throughput.py                                   # concurrency 30, 128, 256; 300 conversations
+    python benchmarks/throughput.py --concurrency 256 --conversations 600 --latency-ms 100
+    python benchmarks/throughput.py --processes 2                     # also 1 vs 2 engine processes
 
-Prints conversations per hour, model calls per second and the engine's CPU per call. The stub runs in
-its own process; agent, user simulator and judge are real-provider configs (hosted_vllm) pointed at it.
-Run from the repository root.
+For each concurrency: a job of real-provider configs (hosted_vllm agent, user simulator and judge) against
+benchmarks/load_stub.py in its own process, with distinct transcripts (every conversation is judged: no
+verdict reused), then the very request bodies that job sent, replayed through bare ``litellm.acompletion``
+at the same concurrency in the same process. Prints one table: conversations per hour, calls per second,
+CPU per call of each, and the engine/bare ratios (calls/s, and CPU per call as bare ÷ engine, so 1.0 means
+no overhead). The engine's figures include everything it does around the calls: MCP mock tools, rule
+checks, prompts, parsing, the store and the result rows. Not a test: nothing here asserts.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import resource
 import shutil
@@ -18,7 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -26,8 +35,11 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+ROLES = {"QWEN3_5_9B": "agent=qwen3_5_9b", "USER_SIM": "user_sim=gemma4_31b", "GEMMA4": "judge=gemma4"}
+
 
 def make_benchmark(root: Path, count: int) -> None:
+    """``count`` copies of one starter happy-path scenario, each with its own objective (distinct transcripts)."""
     starter = REPO / "skillbench" / "benchmark" / "data" / "starter"
     (root / "skills").mkdir(parents=True)
     (root / "scenarios").mkdir()
@@ -36,66 +48,214 @@ def make_benchmark(root: Path, count: int) -> None:
     shutil.copy(starter / "skills" / "healthcare_reschedule_appointment.yaml", root / "skills")
     source = yaml.safe_load((starter / "scenarios" / "healthcare_reschedule_appointment.yaml").read_text())
     base = next(s for s in source["scenarios"] if s["path"] == "happy_path")
-    scenarios = [{**base, "id": f"load-{index:05d}"} for index in range(count)]
+    scenarios = [{**base, "id": f"load-{index:05d}", "objective": f"{base['objective']} (case {index})"}
+                 for index in range(count)]
     (root / "scenarios" / "healthcare_reschedule_appointment.yaml").write_text(
         yaml.safe_dump({"skill_id": base["skill_id"], "scenarios": scenarios}, sort_keys=False)
     )
 
 
-def _process_cpu(pid: int) -> float:
-    """User + system CPU seconds of another process (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+@dataclass
+class Measured:
+    conversations: int
+    calls: int
+    wall_s: float
+    cpu_s: float
+
+    @property
+    def calls_per_s(self) -> float:
+        return self.calls / self.wall_s
+
+    @property
+    def cpu_ms_per_call(self) -> float:
+        return self.cpu_s / max(1, self.calls) * 1000
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+class Stub:
+    """benchmarks/load_stub.py in its own process (its CPU is not the engine's)."""
+
+    def __init__(self, latency_ms: float, record: Path | None = None, extra: list[str] | None = None) -> None:
+        args = [sys.executable, str(REPO / "benchmarks" / "load_stub.py"), "--latency-ms", str(latency_ms), *(extra or [])]
+        if record is not None:
+            args += ["--record", str(record)]
+        self.process = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, text=True)
+        port = int(self.process.stdout.readline())  # type: ignore[union-attr]
+        self.base_url = f"http://127.0.0.1:{port}/v1"
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait()
+
+
+def job_config(bench: Path, store: Path, concurrency: int, base_url: str) -> Any:
+    from hydra import compose, initialize_config_module
+
+    from skillbench.config import validate_config
+
+    for name in ROLES:
+        os.environ[f"SKILLBENCH_{name}_API_BASE"] = base_url
+    c = concurrency
+    with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
+        return validate_config(compose("config", overrides=[
+            *ROLES.values(), f"benchmark.source={bench}", f"store.root={store}", f"run.scenario_concurrency={c}",
+            f"agent.concurrency={c}", f"judge.concurrency={c}", f"user_sim.concurrency={c}",
+            "run.progress_interval_s=600",
+        ]))
+
+
+def run_engine(bench: Path, work: Path, concurrency: int, base_url: str) -> Measured:
+    """One job through the engine, in this process."""
+    from skillbench.engine import run_job_async
+
+    cfg = job_config(bench, work / "store", concurrency, base_url)
+    cpu0, wall0 = _cpu(), time.perf_counter()
+    summary = asyncio.run(run_job_async(cfg, work / "job"))
+    wall, cpu = time.perf_counter() - wall0, _cpu() - cpu0
+    if summary.infra_errors or summary.judge_errors:
+        raise SystemExit(f"the job had {summary.infra_errors} infra and {summary.judge_errors} judge errors")
+    return Measured(summary.scenarios, summary.llm_calls, wall, cpu)
+
+
+LITELLM_NAMES = {"Qwen/Qwen3.5-9B": "hosted_vllm/Qwen/Qwen3.5-9B", "google/gemma-4-31B-it": "hosted_vllm/google/gemma-4-31B-it"}
+
+
+def replay_bare(bodies: list[dict[str, Any]], concurrency: int, base_url: str, conversations: int) -> Measured:
+    """The recorded request bodies through bare ``litellm.acompletion``, ``concurrency`` at a time."""
+    from skillbench.models.litellm_setup import get_litellm
+
+    litellm = get_litellm()  # the same settings the engine runs with (local cost map, quiet loggers)
+
+    async def replay() -> None:
+        limit = asyncio.Semaphore(concurrency)
+
+        async def one(body: dict[str, Any]) -> None:
+            kwargs = {k: v for k, v in body.items() if k != "model"}
+            async with limit:
+                await litellm.acompletion(model=LITELLM_NAMES[body["model"]], api_base=base_url, num_retries=0,
+                                          timeout=600, **kwargs)
+
+        await asyncio.gather(*(one(body) for body in bodies))
+
+    cpu0, wall0 = _cpu(), time.perf_counter()
+    asyncio.run(replay())
+    return Measured(conversations, len(bodies), time.perf_counter() - wall0, _cpu() - cpu0)
+
+
+def engine_vs_bare(conversations: int, concurrency: int, latency_ms: float) -> tuple[Measured, Measured]:
+    """The engine, then bare litellm replaying the engine's own requests, in this process, one stub each."""
+    with tempfile.TemporaryDirectory(prefix="skillbench-throughput-") as tmp:
+        work = Path(tmp)
+        bench = work / "bench"
+        make_benchmark(bench, conversations)
+        record = work / "requests.jsonl"
+        warm = work / "warm"
+        make_benchmark(warm / "bench", 4)
+        # A first small job pays the one-time costs (imports of litellm and the MCP SDK, first compiles),
+        # which a long run amortises; its requests are not recorded.
+        stub = Stub(latency_ms)
+        try:
+            run_engine(warm / "bench", warm, concurrency, stub.base_url)
+        finally:
+            stub.close()
+        stub = Stub(latency_ms, record)
+        try:
+            engine = run_engine(bench, work, concurrency, stub.base_url)
+        finally:
+            stub.close()
+        bodies = [json.loads(line) for line in record.read_text().splitlines()]
+        stub = Stub(latency_ms)
+        try:
+            bare = replay_bare(bodies, concurrency, stub.base_url, conversations)
+        finally:
+            stub.close()
+    return engine, bare
+
+
+_CHILD = """
+import json, sys
+sys.path.insert(0, {repo!r})
+from pathlib import Path
+from benchmarks.throughput import run_engine
+m = run_engine(Path({bench!r}), Path({work!r}), {concurrency}, {base!r})
+print(json.dumps(m.__dict__))
+"""
+
+
+def processes(count: int, conversations: int, concurrency: int, latency_ms: float) -> Measured:
+    """``count`` engine processes at once, each with its own share of the conversations, against one stub."""
+    with tempfile.TemporaryDirectory(prefix="skillbench-processes-") as tmp:
+        work = Path(tmp)
+        stub = Stub(latency_ms)
+        try:
+            children = []
+            for index in range(count):
+                bench = work / f"bench{index}"
+                make_benchmark(bench, conversations // count)
+                code = _CHILD.format(repo=str(REPO), bench=str(bench), work=str(work / f"w{index}"),
+                                     concurrency=concurrency, base=stub.base_url)
+                children.append(subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stdout=subprocess.PIPE, text=True))
+            wall0 = time.perf_counter()
+            results = []
+            for child in children:
+                out, _ = child.communicate()
+                if child.returncode:
+                    raise SystemExit(f"an engine process failed (exit {child.returncode})")
+                results.append(json.loads(out.strip().splitlines()[-1]))
+            wall = time.perf_counter() - wall0
+        finally:
+            stub.close()
+    # Wall time is the slowest child's (they start together); each child's own job time excludes its start-up.
+    job_wall = max(r["wall_s"] for r in results)
+    return Measured(sum(r["conversations"] for r in results), sum(r["calls"] for r in results),
+                    min(wall, job_wall), sum(r["cpu_s"] for r in results))
+
+
+def table(rows: list[list[str]]) -> str:
+    header = ["figure", "engine", "bare litellm", "engine / bare"]
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(4)]
+    lines = [" | ".join(c.ljust(w) for c, w in zip(header, widths, strict=True)), " | ".join("-" * w for w in widths)]
+    lines += [" | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return "\n".join(lines)
+
+
+def throughput_rows(conversations: int, concurrencies: list[int], latency_ms: float, process_counts: list[int]) -> list[list[str]]:
+    rows: list[list[str]] = []
+    for concurrency in concurrencies:
+        engine, bare = engine_vs_bare(conversations, concurrency, latency_ms)
+        at = f"concurrency {concurrency}"
+        rows.append([f"{at}: conversations/hour", f"{engine.conversations / engine.wall_s * 3600:,.0f}", "", ""])
+        rows.append([f"{at}: model calls/s", f"{engine.calls_per_s:,.1f}", f"{bare.calls_per_s:,.1f}",
+                     f"{engine.calls_per_s / bare.calls_per_s:.2f}"])
+        rows.append([f"{at}: CPU per call", f"{engine.cpu_ms_per_call:.2f} ms", f"{bare.cpu_ms_per_call:.2f} ms",
+                     f"{bare.cpu_ms_per_call / engine.cpu_ms_per_call:.2f}"])
+        rows.append([f"{at}: calls per conversation", f"{engine.calls / engine.conversations:.1f}", "", ""])
+    for count in process_counts:
+        concurrency = max(concurrencies)
+        one = processes(1, conversations, concurrency, latency_ms)
+        many = processes(count, conversations, concurrency, latency_ms)
+        rows.append([f"1 vs {count} engine processes (concurrency {concurrency} each): conversations/hour",
+                     f"{one.conversations / one.wall_s * 3600:,.0f} vs {many.conversations / many.wall_s * 3600:,.0f}",
+                     "", f"{(many.conversations / many.wall_s) / (one.conversations / one.wall_s):.2f}x"])
+    return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--conversations", type=int, default=300)
     parser.add_argument("--latency-ms", type=float, default=100.0)
-    parser.add_argument("--concurrency", type=int, default=256)
+    parser.add_argument("--concurrency", default="30,128,256", help="comma-separated")
+    parser.add_argument("--processes", type=int, default=0, help="also compare 1 process with this many")
     options = parser.parse_args()
-
-    stub = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.openai_stub", "--latency-ms", str(options.latency_ms)],
-        cwd=REPO, stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        port = int(stub.stdout.readline())  # type: ignore[union-attr]
-        base = f"http://127.0.0.1:{port}/v1"
-        for name in ("QWEN3_5_9B", "USER_SIM", "GEMMA4"):
-            os.environ[f"SKILLBENCH_{name}_API_BASE"] = base
-        with tempfile.TemporaryDirectory() as tmp:
-            bench = Path(tmp) / "bench"
-            make_benchmark(bench, options.conversations)
-            from hydra import compose, initialize_config_module
-
-            from skillbench.config import validate_config
-            from skillbench.engine import run_job_async
-
-            c = options.concurrency
-            with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
-                cfg = validate_config(compose("config", overrides=[
-                    "agent=qwen3_5_9b", "judge=gemma4", "user_sim=gemma4_31b", f"benchmark.source={bench}",
-                    f"store.root={tmp}/store", f"run.scenario_concurrency={c}", f"agent.concurrency={c}",
-                    f"judge.concurrency={c}", f"user_sim.concurrency={c}", "run.progress_interval_s=30",
-                ]))
-            cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-            wall0 = time.perf_counter()
-            summary = asyncio.run(run_job_async(cfg, Path(tmp) / "job"))
-            wall = time.perf_counter() - wall0
-            cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-        stub_cpu = _process_cpu(stub.pid)
-    finally:
-        stub.terminate()
-    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
-    calls = summary.llm_calls
-    print(f"conversations        {summary.scenarios} (infra errors {summary.infra_errors}, judge errors {summary.judge_errors})")
-    print(f"model calls          {calls} ({calls / max(1, summary.scenarios):.1f} per conversation)")
-    print(f"wall time            {wall:.1f} s at concurrency {options.concurrency}, stub latency {options.latency_ms:.0f} ms")
-    print(f"conversations/hour   {summary.scenarios / wall * 3600:,.0f}")
-    print(f"calls/second         {calls / wall:,.1f}")
-    print(f"engine CPU per call  {cpu / max(1, calls) * 1000:.2f} ms (litellm included)")
-    print(f"stub CPU per call    {stub_cpu / max(1, calls) * 1000:.2f} ms (the stub shares this machine's cores)")
+    concurrencies = [int(c) for c in options.concurrency.split(",")]
+    rows = throughput_rows(options.conversations, concurrencies, options.latency_ms,
+                           [options.processes] if options.processes > 1 else [])
+    print(f"stub latency {options.latency_ms:.0f} ms, {options.conversations} conversations per run")
+    print(table(rows))
 
 
 if __name__ == "__main__":
