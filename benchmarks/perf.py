@@ -1,18 +1,29 @@
-"""Performance harness: start-up, cached-job fixed cost and the report at scale, each against its budget.
+"""The performance harness: every figure of docs/performance.md against its budget, in one table.
 
-    python benchmarks/perf.py                      # report at the paper's scale (17 × 5 × 500)
-    python benchmarks/perf.py --scenarios 100      # a quicker, smaller report
-    SKILLBENCH_CHROMIUM=/path/to/chromium python benchmarks/perf.py   # also time the page in Chromium
+    python benchmarks/perf.py                          # everything (about 15-25 min on 2 cores)
+    python benchmarks/perf.py --only start,report      # some sections: start, engine, sweep, report
+    python benchmarks/perf.py --scenarios 100          # a smaller report
+    SKILLBENCH_CHROMIUM=/path/to/chromium python benchmarks/perf.py --only report
 
-Prints one table. Every figure is measured in fresh subprocesses in this run (CPU = user + sys of the
-child, so a busy shared machine inflates wall time but barely CPU). Engine throughput against a local
-stub is benchmarks/throughput.py. Run from the repository root. Not a test: nothing here asserts.
+Sections:
+- start: start-up (``--help``), the default-sized job first and fully cached, the default job's wall time
+  against its work (its own ``wall_time_s``), a fully cached 3 x 3 sweep (fixed cost).
+- engine: benchmarks/throughput.py: conversations/hour and CPU per call at concurrency 30/128/256 with
+  distinct transcripts (judge calls included), the engine against bare litellm replaying the engine's own
+  requests, 1 vs 2 processes.
+- sweep: the 3 x 3 simulated sweep with the basic launcher, ``hydra/launcher=joblib`` and ``hydra/launcher=parallel``.
+- report: ``skillbench report`` on a synthetic 17 x 5 x 500 sweep: CPU, peak memory, page size, Chromium.
+
+Every figure is measured in this run (CPU = user + sys of the child, so a busy shared machine inflates wall
+time but barely CPU; ratios compare runs made back to back). Run from the repository root. Not a test:
+nothing here asserts.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import os
 import shutil
 import subprocess
@@ -48,7 +59,8 @@ def chromium() -> str | None:
 def open_in_chromium(browser: str, url: str, profile: Path) -> float:
     """Wall seconds for headless Chromium to load ``url``, run its script and dump the DOM (browser
     start-up included; the same for an empty page is printed next to it)."""
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={profile}"]
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}"]
     start = time.perf_counter()
     subprocess.run([browser, *flags, "--dump-dom", url], capture_output=True, check=True, timeout=300)
     return time.perf_counter() - start
@@ -59,84 +71,148 @@ def best_of(runs: int, args: list[str], cwd: Path) -> dict[str, float]:
     return min(results, key=lambda r: r["cpu"])
 
 
+Row = tuple[str, str, str, str]  # figure, measured, budget, note
+SIM_GRID = ["agent=glob(sim_*)", "judge=glob(sim_*)"]
+
+
+def start_rows(work: Path, repeat: int) -> list[Row]:
+    py = sys.executable
+    rows: list[Row] = []
+    for label, command in [
+        ("python -m skillbench --help", [py, "-m", "skillbench", "--help"]),
+        ("skillbench report --help", [py, "-m", "skillbench.cli", "report", "--help"]),
+    ]:
+        r = best_of(repeat, command, work)
+        rows.append((f"start-up: {label}", f"{r['cpu']:.2f} s CPU ({r['wall']:.2f} s wall)", "—",
+                     "imports no litellm, mcp, matplotlib, scipy (tests/test_fast_start.py)"))
+
+    job = [py, "-m", "skillbench", "benchmark=smoke", "benchmark.limit=4", f"store.root={work / 'store'}"]
+    first = measure([*job, "hydra.run.dir=first"], work)
+    cached = best_of(repeat, [*job, f"hydra.run.dir=cached_{time.time_ns()}"], work)
+    rows.append(("default-sized job (smoke, 4 scenarios), first run", f"{first['cpu']:.2f} s CPU ({first['wall']:.2f} s wall)", "", ""))
+    rows.append(("the same job, every artifact cached (fixed cost)", f"{cached['cpu']:.2f} s CPU ({cached['wall']:.2f} s wall)",
+                 "—", f"{cached['cpu'] / first['cpu']:.2f} of the first run; imports no litellm"))
+
+    default = measure([py, "-m", "skillbench", f"store.root={work / 'default_store'}", "hydra.run.dir=default"], work)
+    summary = json.loads((work / "default" / "summary.json").read_text())
+    ratio = default["wall"] / summary["wall_time_s"]
+    rows.append(("the default job (`python -m skillbench`): wall time / its work",
+                 f"{ratio:.2f} ({default['wall']:.1f} s wall, {summary['wall_time_s']:.1f} s of work)", "≤ 2",
+                 "work = the job's own wall_time_s (scenarios in, summary out)"))
+
+    sweep = [py, "-m", "skillbench", *SIM_GRID, f"store.root={work / 'sweep_store'}"]
+    measure([*sweep, "hydra.sweep.dir=sweep_first", "-m"], work)
+    again = measure([*sweep, "hydra.sweep.dir=sweep_cached", "-m"], work)
+    rows.append(("a fully cached 3 × 3 sweep (fixed cost, report included)",
+                 f"{again['cpu']:.2f} s CPU ({again['wall']:.2f} s wall)", "—", "9 jobs, 0 model calls"))
+    return rows
+
+
+def engine_rows(conversations: int, processes: int) -> list[Row]:
+    from benchmarks.throughput import engine_vs_bare, processes_run
+
+    rows: list[Row] = []
+    for concurrency in (30, 128, 256):
+        engine, bare = engine_vs_bare(conversations, concurrency, 100.0)
+        at = f"engine, concurrency {concurrency}, 100 ms stub"
+        rows.append((f"{at}: conversations/hour", f"{engine.conversations / engine.wall_s * 3600:,.0f}", "—",
+                     f"{engine.calls / engine.conversations:.1f} calls each (judge included), distinct transcripts"))
+        rows.append((f"{at}: CPU per call (engine; bare litellm)",
+                     f"{engine.cpu_ms_per_call:.2f} ms; {bare.cpu_ms_per_call:.2f} ms", "—", "bare = the engine's own request bodies"))
+        rows.append((f"{at}: engine / bare litellm, calls/s", f"{engine.calls_per_s / bare.calls_per_s:.2f}", "≥ 0.9",
+                     f"{engine.calls_per_s:,.1f} vs {bare.calls_per_s:,.1f} calls/s"))
+        rows.append((f"{at}: engine / bare litellm, CPU per call", f"{bare.cpu_ms_per_call / engine.cpu_ms_per_call:.2f}",
+                     "≥ 0.9", "bare CPU per call ÷ engine's"))
+    one = processes_run(1, conversations, 256, 100.0)
+    many = processes_run(processes, conversations, 256, 100.0)
+    rows.append((f"engine: {processes} processes vs 1 (concurrency 256 each)",
+                 f"{(many.conversations / many.wall_s) / (one.conversations / one.wall_s):.2f}x", "≥ 1.5x",
+                 f"{one.conversations / one.wall_s * 3600:,.0f} vs {many.conversations / many.wall_s * 3600:,.0f} conversations/hour"))
+    return rows
+
+
+def sweep_rows(work: Path) -> list[Row]:
+    py = sys.executable
+    walls: dict[str, float] = {}
+    for name, extra in (("basic", []), ("joblib", ["hydra/launcher=joblib"]), ("parallel", ["hydra/launcher=parallel"])):
+        r = measure([py, "-m", "skillbench", *SIM_GRID, f"store.root={work / f'{name}_store'}",
+                     f"hydra.sweep.dir={name}_sweep", *extra, "-m"], work)
+        walls[name] = r["wall"]
+    cores = os.cpu_count() or 1
+    rows: list[Row] = [("3 × 3 simulated sweep (starter), basic launcher", f"{walls['basic']:.1f} s wall", "—", "")]
+    for name in ("joblib", "parallel"):
+        rows.append((f"the same sweep, hydra/launcher={name}",
+                     f"{walls[name]:.1f} s wall ({walls['basic'] / walls[name]:.2f}x)", "≥ 1.5x" if name == "parallel" else "—",
+                     f"{cores} cores; " + ("workers forked after the imports" if name == "parallel" else "fresh interpreters")))
+    return rows
+
+
+def report_rows(work: Path, agents_n: int, judges_n: int, scenarios_n: int, repeat: int) -> list[Row]:
+    from tests.report.conftest import AGENT_SKILL, JUDGE_BIAS, write_sweep
+
+    py = sys.executable
+    rows: list[Row] = []
+    agents = [*AGENT_SKILL, *(f"sim_agent{i}" for i in range(agents_n - len(AGENT_SKILL)))][:agents_n]
+    judges = [*JUDGE_BIAS, *(f"sim_judge{i}" for i in range(judges_n - len(JUDGE_BIAS)))][:judges_n]
+    for name in agents:
+        AGENT_SKILL.setdefault(name, 0.5)
+    for name in judges:
+        JUDGE_BIAS.setdefault(name, 0)
+    started = time.perf_counter()
+    sweep = write_sweep(work / "sweeps", agents, judges, scenarios=scenarios_n)
+    scale = f"{len(agents)} × {len(judges)} × {scenarios_n}"
+    print(f"(synthetic sweep {scale} written in {time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    out = work / "report"
+    r = measure([py, "-m", "skillbench.cli", "report", str(sweep), "--out", str(out), "--quiet"], work)
+    note = "" if (agents_n, judges_n, scenarios_n) == (17, 5, 500) else "not the paper's scale"
+    rows.append((f"report {scale}: CPU", f"{r['cpu']:.1f} s ({r['wall']:.1f} s wall)", "< 10 s", note))
+    rows.append((f"report {scale}: peak memory", f"{r['rss']:.0f} MB", "< 400 MB", note))
+    page = (out / "report.html").read_bytes()
+    rows.append((f"report {scale}: report.html", f"{len(page) / 1e6:.1f} MB ({len(gzip.compress(page)) / 1e6:.1f} MB gzipped)",
+                 "< 15 MB", note))
+    browser = chromium()
+    if browser is None:
+        rows.append((f"report {scale}: report.html opened in Chromium", "no chromium found", "< 3 s", ""))
+    else:
+        url = (out / "report.html").resolve().as_uri()
+        empty = min(open_in_chromium(browser, "data:text/html,", work / "profile") for _ in range(repeat))
+        opened = min(open_in_chromium(browser, url, work / "profile") for _ in range(repeat))
+        rows.append((f"report {scale}: report.html opened in headless Chromium (--dump-dom)",
+                     f"{opened:.2f} s wall (empty page: {empty:.2f} s)", "< 3 s", note))
+    return rows
+
+
+SECTIONS = ("start", "engine", "sweep", "report")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated sections of {SECTIONS}")
     parser.add_argument("--agents", type=int, default=17)
     parser.add_argument("--judges", type=int, default=5)
     parser.add_argument("--scenarios", type=int, default=500)
+    parser.add_argument("--conversations", type=int, default=300, help="conversations per engine throughput run")
+    parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3, help="start-up runs (the lowest CPU is kept)")
     args = parser.parse_args()
-    py = sys.executable
-    rows: list[tuple[str, str, str, str]] = []
+    chosen = [s for s in args.only.split(",") if s]
+    unknown = sorted(set(chosen) - set(SECTIONS))
+    if unknown:
+        raise SystemExit(f"perf.py: unknown section(s) {unknown}; choose from {', '.join(SECTIONS)}")
+    rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="skillbench-perf-") as tmp:
         work = Path(tmp)
-        for label, command in [
-            ("python -m skillbench --help", [py, "-m", "skillbench", "--help"]),
-            ("skillbench report --help", [py, "-m", "skillbench.cli", "report", "--help"]),
-        ]:
-            r = best_of(args.repeat, command, work)
-            rows.append((f"start-up: {label}", f"{r['cpu']:.2f} s CPU ({r['wall']:.2f} s wall)", "—", "imports no litellm, mcp, matplotlib, scipy"))
-
-        job = [py, "-m", "skillbench", "benchmark=smoke", "benchmark.limit=4", f"store.root={work / 'store'}"]
-        first = measure([*job, "hydra.run.dir=first"], work)
-        cached = best_of(args.repeat, [*job, f"hydra.run.dir=cached_{time.time_ns()}"], work)
-        rows.append(
-            ("default-sized job (smoke, 4 scenarios), first run", f"{first['cpu']:.2f} s CPU ({first['wall']:.2f} s wall)", "", "")
-        )
-        rows.append(
-            (
-                "the same job, every artifact cached (fixed cost)",
-                f"{cached['cpu']:.2f} s CPU ({cached['wall']:.2f} s wall)",
-                "—",
-                f"{cached['cpu'] / first['cpu']:.2f} of the first run",
-            )
-        )
-
-        from tests.report.conftest import AGENT_SKILL, JUDGE_BIAS, write_sweep
-
-        agents = [*AGENT_SKILL, *(f"sim_agent{i}" for i in range(args.agents - len(AGENT_SKILL)))][: args.agents]
-        judges = [*JUDGE_BIAS, *(f"sim_judge{i}" for i in range(args.judges - len(JUDGE_BIAS)))][: args.judges]
-        for name in agents:
-            AGENT_SKILL.setdefault(name, 0.5)
-        for name in judges:
-            JUDGE_BIAS.setdefault(name, 0)
-        started = time.perf_counter()
-        sweep = write_sweep(work / "sweeps", agents, judges, scenarios=args.scenarios)
-        scale = f"{len(agents)} × {len(judges)} × {args.scenarios}"
-        print(f"(synthetic sweep {scale} written in {time.perf_counter() - started:.1f} s)", file=sys.stderr)
-        out = work / "report"
-        r = measure([py, "-m", "skillbench.cli", "report", str(sweep), "--out", str(out), "--quiet"], work)
-        paper = (args.agents, args.judges, args.scenarios) == (17, 5, 500)
-        note = "" if paper else "not the paper's scale"
-        rows.append((f"report {scale}: CPU", f"{r['cpu']:.1f} s ({r['wall']:.1f} s wall)", "< 10 s", note))
-        rows.append((f"report {scale}: peak memory", f"{r['rss']:.0f} MB", "< 400 MB", note))
-        page = (out / "report.html").read_bytes()
-        rows.append(
-            (
-                f"report {scale}: report.html",
-                f"{len(page) / 1e6:.1f} MB ({len(gzip.compress(page)) / 1e6:.1f} MB gzipped)",
-                "< 15 MB",
-                note,
-            )
-        )
-        browser = chromium()
-        if browser is None:
-            rows.append((f"report {scale}: report.html opened in Chromium", "no chromium found", "< 3 s", ""))
-        else:
-            url = (out / "report.html").resolve().as_uri()
-            empty = min(open_in_chromium(browser, "data:text/html,", work / "profile") for _ in range(args.repeat))
-            opened = min(open_in_chromium(browser, url, work / "profile") for _ in range(args.repeat))
-            rows.append(
-                (
-                    f"report {scale}: report.html opened in headless Chromium (--dump-dom)",
-                    f"{opened:.2f} s wall (empty page: {empty:.2f} s)",
-                    "< 3 s",
-                    note,
-                )
-            )
-
-    width = [max(len(row[i]) for row in [("figure", "measured", "budget", "note"), *rows]) for i in range(4)]
-    for row in [("figure", "measured", "budget", "note"), tuple("-" * w for w in width), *rows]:
+        if "start" in chosen:
+            rows += start_rows(work, args.repeat)
+        if "engine" in chosen:
+            rows += engine_rows(args.conversations, args.processes)
+        if "sweep" in chosen:
+            rows += sweep_rows(work)
+        if "report" in chosen:
+            rows += report_rows(work, args.agents, args.judges, args.scenarios, args.repeat)
+    header = ("figure", "measured", "budget", "note")
+    width = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
+    for row in [header, tuple("-" * w for w in width), *rows]:
         print(" | ".join(cell.ljust(w) for cell, w in zip(row, width, strict=True)))
 
 

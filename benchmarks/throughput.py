@@ -186,7 +186,7 @@ print(json.dumps(m.__dict__))
 """
 
 
-def processes(count: int, conversations: int, concurrency: int, latency_ms: float) -> Measured:
+def processes_run(count: int, conversations: int, concurrency: int, latency_ms: float) -> Measured:
     """``count`` engine processes at once, each with its own share of the conversations, against one stub."""
     with tempfile.TemporaryDirectory(prefix="skillbench-processes-") as tmp:
         work = Path(tmp)
@@ -236,8 +236,8 @@ def throughput_rows(conversations: int, concurrencies: list[int], latency_ms: fl
         rows.append([f"{at}: calls per conversation", f"{engine.calls / engine.conversations:.1f}", "", ""])
     for count in process_counts:
         concurrency = max(concurrencies)
-        one = processes(1, conversations, concurrency, latency_ms)
-        many = processes(count, conversations, concurrency, latency_ms)
+        one = processes_run(1, conversations, concurrency, latency_ms)
+        many = processes_run(count, conversations, concurrency, latency_ms)
         rows.append([f"1 vs {count} engine processes (concurrency {concurrency} each): conversations/hour",
                      f"{one.conversations / one.wall_s * 3600:,.0f} vs {many.conversations / many.wall_s * 3600:,.0f}",
                      "", f"{(many.conversations / many.wall_s) / (one.conversations / one.wall_s):.2f}x"])
