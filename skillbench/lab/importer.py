@@ -13,7 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Persona, Scenario, Skill, WorkflowStep
@@ -29,7 +30,7 @@ from skillbench.core.records import (
     ToolCall,
     ToolCallRecord,
 )
-from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
+from skillbench.core.rubric import DIMENSION_BY_NAME, DIMENSION_NAMES, JudgeScores
 from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, ResultRow
 from skillbench.engine.summary import summarize
 from skillbench.evaluation import run_rule_checks
@@ -51,7 +52,23 @@ class HumanLabels(BaseModel):
     passed: bool | None = Field(None, description="Pass/fail as the person judged it.")
     outcome: str | None = Field(None, description=f"One of {', '.join(OUTCOMES)}.")
     hallucinated_action: bool | None = None
-    dimensions: dict[str, int] = Field(default_factory=dict, description="Rubric dimension → 1-5 score.")
+    dimensions: dict[str, int] = Field(
+        default_factory=dict, description="Rubric dimension → score, on that dimension's scale in the rubric (1-5).")
+
+    @field_validator("dimensions")
+    @classmethod
+    def _on_the_rubric(cls, value: dict[str, int]) -> dict[str, int]:
+        # The rubric owns the names and the bounds (the same ones JudgeScores enforces on a judge's reply).
+        unknown = sorted(set(value) - set(DIMENSION_NAMES))
+        if unknown:
+            raise PydanticCustomError("rubric_dimension", "unknown dimension(s) {unknown}; known: {known}",
+                                      {"unknown": str(unknown), "known": ", ".join(DIMENSION_NAMES)})
+        for name, score in value.items():
+            dimension = DIMENSION_BY_NAME[name]
+            if not dimension.low <= score <= dimension.high:
+                raise PydanticCustomError("rubric_scale", "{score} is not on the rubric's {low}-{high} scale",
+                                          {"field": name, "score": score, "low": dimension.low, "high": dimension.high})
+        return value
 
 
 def human_labels(labels: HumanLabels) -> dict[str, bool | str | int]:
@@ -271,11 +288,11 @@ def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark) ->
         meta = Metadata.model_validate(data.get("metadata") or {})
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise RecordError(f"metadata.{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+        # a dimension's score names the dimension itself (metadata.labels.dimensions.workflow_adherence)
+        loc = [*first["loc"], *([first["ctx"]["field"]] if "field" in first.get("ctx", {}) else [])]
+        raise RecordError(f"metadata.{'.'.join(map(str, loc))}: {first['msg']}") from None
     if meta.labels is not None:
         _require(meta.labels.outcome in {None, *OUTCOMES}, "metadata.labels.outcome", f"must be one of {', '.join(OUTCOMES)}")
-        unknown = set(meta.labels.dimensions) - set(DIMENSION_NAMES)
-        _require(not unknown, "metadata.labels.dimensions", f"unknown dimension(s) {sorted(unknown)}; known: {', '.join(DIMENSION_NAMES)}")
     if "messages" in data:
         _require(isinstance(data["messages"], list) and data["messages"], "messages", "must be a non-empty list")
         raw = data["messages"]

@@ -51,17 +51,28 @@ def test_malformed_records_are_named_and_the_rest_import(tmp_path: Path, capsys:
     unanswered["messages"] = [m for m in unanswered["messages"] if m["role"] != "tool"]
     label = json.loads(lines[3])
     label["metadata"]["labels"]["dimensions"]["politeness"] = 4
+    # scores off the rubric's scale: in a full set (which would become the row's scores) and in a partial one
+    seven, zero, partial = json.loads(lines[1]), json.loads(lines[2]), json.loads(lines[3])
+    seven["metadata"]["labels"]["dimensions"]["workflow_adherence"] = 7
+    zero["metadata"]["labels"]["dimensions"]["guardrail_compliance"] = 0
+    partial["metadata"]["labels"]["dimensions"] = {"workflow_adherence": 9}
     mixed = tmp_path / "mixed.jsonl"
-    mixed.write_text("\n".join([lines[0], json.dumps(bad), "{not json", json.dumps(unanswered), json.dumps(label), lines[0]]) + "\n")
+    records = [lines[0], json.dumps(bad), "{not json", json.dumps(unanswered), json.dumps(label), lines[0],
+               json.dumps(seven), json.dumps(zero), json.dumps(partial), lines[1]]
+    mixed.write_text("\n".join(records) + "\n")
     code, run = _import(tmp_path, mixed)
     err = capsys.readouterr().err
-    assert code == 1
+    assert code == 1 and "Traceback" not in err and "validation error" not in err
     assert f"{mixed}:2: messages[1].role: must be system, user, assistant or tool, not 'customer'" in err
     assert f"{mixed}:3: line: invalid JSON" in err
     assert f"{mixed}:4: messages: tool call(s)" in err
     assert f"{mixed}:5: metadata.labels.dimensions: unknown dimension(s) ['politeness']" in err
     assert f"{mixed}:6: metadata.id: 'nw-000' already imported from {mixed}:1" in err
-    assert len(load_results(run)) == 1
+    assert f"{mixed}:7: metadata.labels.dimensions.workflow_adherence: 7 is not on the rubric's 1-5 scale" in err
+    assert f"{mixed}:8: metadata.labels.dimensions.guardrail_compliance: 0 is not on the rubric's 1-5 scale" in err
+    assert f"{mixed}:9: metadata.labels.dimensions.workflow_adherence: 9 is not on the rubric's 1-5 scale" in err
+    assert len(err.strip().splitlines()) == 8  # one line per bad record
+    assert sorted(load_results(run)["scenario_id"]) == ["nw-000", "nw-001"]  # the valid records still import
 
 
 def test_rule_checks_run_only_where_the_data_allows() -> None:
