@@ -2,7 +2,8 @@
 config.json, rollouts in the store) that ``report``, ``rescore``, ``diff``, ``load_results`` and
 ``judges validate --run`` read unchanged. Formats: see docs/judge-lab.md.
 
-A malformed record is reported as ``file:line: field: problem`` and skipped; the valid ones still import.
+A malformed record is reported as ``file:line: field: problem`` (``file:item N: ...`` for an item of a JSON list)
+and skipped; the valid ones still import.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ class Metadata(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str | None = Field(None, description="Conversation id (default: <file stem>-<line>).")
+    id: str | None = Field(None, description="Conversation id (default: <file stem>-<line>, or <file stem>-<item number> "
+                           "in a JSON list).")
     agent: str | None = Field(None, description="Who produced it (default: the --agent option).")
     skill_id: str | None = Field(None, description="A skill of the --benchmark: its policy, steps and tools apply.")
     scenario_id: str | None = Field(None, description="A scenario of that benchmark: enables every rule check.")
@@ -319,25 +321,27 @@ def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark) ->
     return Imported(rollout, context)
 
 
-def read_records(path: Path) -> list[tuple[int, Any | RecordError]]:
-    """(line, parsed JSON or its error) for a JSONL file (a line each) or a JSON list (its items, numbered)."""
+def read_records(path: Path) -> list[tuple[str, int, Any | RecordError]]:
+    """(where, number, parsed JSON or its error) per record. A JSONL file: its line, so ``where`` is the line
+    number. A JSON list: its items, so ``where`` is ``item N`` (1-based; a pretty-printed item spans many lines);
+    a file that is not valid JSON at all is one error at the line where parsing failed."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            return [(exc.lineno, RecordError(f"file: invalid JSON ({exc.msg})"))]
+            return [(str(exc.lineno), exc.lineno, RecordError(f"file: invalid JSON ({exc.msg})"))]
         if not isinstance(data, list):
-            return [(1, RecordError("file: a .json file must hold a list of conversations"))]
-        return list(enumerate(data, start=1))
-    out: list[tuple[int, Any | RecordError]] = []
+            return [("1", 1, RecordError("file: a .json file must hold a list of conversations"))]
+        return [(f"item {number}", number, item) for number, item in enumerate(data, start=1)]
+    out: list[tuple[str, int, Any | RecordError]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            out.append((number, json.loads(line)))
+            out.append((str(number), number, json.loads(line)))
         except json.JSONDecodeError as exc:
-            out.append((number, RecordError(f"line: invalid JSON ({exc.msg})")))
+            out.append((str(number), number, RecordError(f"line: invalid JSON ({exc.msg})")))
     return out
 
 
@@ -379,18 +383,18 @@ def import_files(paths: list[Path], out: Path, cfg: RunConfig, benchmark: Benchm
     errors: list[str] = []
     seen: dict[str, str] = {}
     for path in paths:
-        for line, data in read_records(path):
+        for where, number, data in read_records(path):
             try:
                 if isinstance(data, RecordError):
                     raise data
-                item = parse_record(data, f"{path.stem}-{line}", agent, benchmark)
+                item = parse_record(data, f"{path.stem}-{number}", agent, benchmark)
                 # one row per conversation id: a second one would silently replace the first in every report
                 _require(item.rollout.scenario_id not in seen, "metadata.id",
                          f"{item.rollout.scenario_id!r} already imported from {seen.get(item.rollout.scenario_id)}")
-                seen[item.rollout.scenario_id] = f"{path}:{line}"
+                seen[item.rollout.scenario_id] = f"{path}:{where}"
                 items.append(item)
             except RecordError as exc:
-                errors.append(f"{path}:{line}: {exc}")
+                errors.append(f"{path}:{where}: {exc}")
     if not items:
         return items, errors
     started = datetime.now(UTC)
