@@ -56,6 +56,8 @@ def _verdict(passed: bool | None) -> str:
 def _outcome(lab: LabSet, item: LabelledTranscript, run: JudgeRun) -> str:
     """What this judge's reading means for this item: detected/missed, flipped/same, passed/false alarm."""
     reading = run.readings.get(item.key)
+    if reading is not None and reading.error_kind is not None:
+        return f"judge error ({reading.error_kind}): not counted"
     if reading is None or reading.passed is None:
         return "no verdict"
     control = lab.control.get(item.source_key)
@@ -81,7 +83,10 @@ def _readings(key: str, runs: list[JudgeRun], column: str, value: Callable[[Judg
     for run in runs:
         reading = run.readings.get(key)
         flagged = "—" if reading is None or reading.hallucinated is None else ("yes" if reading.hallucinated else "no")
-        rows.append(f"<tr><td>{html.escape(run.name)}</td><td>{_verdict(None if reading is None else reading.passed)}</td>"
+        verdict = _verdict(None if reading is None else reading.passed)
+        if reading is not None and reading.judge_error:  # say why there is none
+            verdict = f"judge error ({reading.error_kind}): {html.escape(reading.judge_error[:300])}"
+        rows.append(f"<tr><td>{html.escape(run.name)}</td><td>{verdict}</td>"
                     f"<td>{html.escape(value(run, reading))}</td><td>{_scores(reading)}</td><td>{flagged}</td></tr>")
     scores = f"Scores ({', '.join(DIMENSION_HEADERS[d] for d in DIMENSION_NAMES)})"
     headers = "".join(f"<th>{html.escape(h)}</th>" for h in ("Judge", "Verdict", column, scores, "Halluc. flag"))
@@ -226,7 +231,7 @@ def human_html(title: str, notes: list[str], tables: list[Table], rollouts: dict
     def links(table: Table) -> Callable[[int, int], str | None]:
         def link(i: int, j: int) -> str | None:
             row = table.data[i]
-            if table.key == "lab_human" and j >= 4:  # the four confusion counts
+            if table.key == "lab_human" and 4 <= j < 4 + len(CONFUSION):  # the four confusion counts
                 return anchor("cell", "human", str(row[0]), CONFUSION[j - 4])
             if table.key == "lab_human_labels":
                 return anchor("cell", "label", str(row[0]), str(row[1]))
