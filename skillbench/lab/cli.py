@@ -24,12 +24,13 @@ from skillbench.lab.labelled import build_labelled_set
 from skillbench.lab.metrics import (
     LabSet,
     error_kinds,
+    human_confusion_tables,
     human_labels_table,
     human_table,
     sampling_table,
     validity_tables,
 )
-from skillbench.lab.pages import detection_heatmap, human_html, lab_html
+from skillbench.lab.pages import detection_heatmap, human_confusion_plot, human_html, lab_html
 from skillbench.lab.sources import source_rollouts
 from skillbench.plan.preflight import preflight_problems, refusal
 from skillbench.plan.sweep import PlannedJob
@@ -158,11 +159,14 @@ def validate_imported(args: argparse.Namespace) -> int:
     tables = [human_table(everyone, human)]
     detail = human_labels_table(everyone, other_labels)
     tables += [detail] if detail is not None else []
+    tables += human_confusion_tables(everyone, other_labels)
     print(write_tables(args.out, "Judges against human labels", notes, tables, meta), end="")
+    plot = human_confusion_plot(tables)
+    (args.out / "lab.png").write_bytes(plot)
     page = human_html("Judges against human labels", notes, tables, {s.key: s.rollout for s in subjects}, human,
-                      dict(other_labels), everyone)
+                      dict(other_labels), everyone, plot)
     (args.out / "lab.html").write_text(page, encoding="utf-8")
-    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.html, {', '.join(t.key + '.csv' for t in tables)}")
+    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.png, lab.html, {', '.join(t.key + '.csv' for t in tables)}")
     return code
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skillbench.core.records import OUTCOMES
 from skillbench.core.rubric import DIMENSION_BY_NAME, DIMENSION_NAMES
 from skillbench.lab.judging import JudgeRun, Reading
 from skillbench.lab.labelled import CONTROL
@@ -395,3 +396,43 @@ def human_labels_table(runs: list[JudgeRun], human: dict[str, dict[str, HumanLab
     table.footnotes.append("Only the labels people gave are compared; a judge's outcome is its task_completion, its flag "
                            "hallucinated_action. The rule checks give neither and are left out.")
     return table
+
+
+# The categorical labels people give besides pass/fail, with every value a judge can return for them (the rubric's
+# outcomes; the flag raised or not), in the order the confusion tables list them.
+CONFUSION_LABELS: dict[str, tuple[HumanLabel, ...]] = {"outcome": OUTCOMES, "hallucinated_action": (True, False)}
+
+
+def _value(value: HumanLabel) -> str:
+    return {True: "flagged", False: "not flagged"}.get(value, str(value)) if isinstance(value, bool) else str(value)
+
+
+def human_confusion_tables(runs: list[JudgeRun], human: dict[str, dict[str, HumanLabel]]) -> list[Table]:
+    """Per-label confusion counts, human value × judge value, for the outcome and the hallucination flag (a table
+    each, when people gave that label): one row per judge × value the people used, one column per value a judge
+    can give. The rule checks give neither and are left out; so is a transcript the judge gave no verdict on."""
+    tables: list[Table] = []
+    for name, values in CONFUSION_LABELS.items():
+        given = [v for v in values if any(labels.get(name) == v and type(labels.get(name)) is type(v) for labels in human.values())]
+        if not given:
+            continue
+        label = "Outcome" if name == "outcome" else "Hallucination flag"
+        table = Table(key=f"lab_human_{name}", title=f"Confusion with human labels — {label.lower()} (human → judge, counts)",
+                      headers=["Judge", f"Human {label.lower()}", "n", *[f"Judge: {_value(v)}" for v in values]],
+                      data_headers=["judge", "human", "n", *[_value(v).replace(" ", "_") for v in values]], latex=True)
+        for run in runs:
+            pairs = [(labels[name], judge_value(run.readings[key], name)) for key, labels in human.items()
+                     if name in labels and key in run.readings]
+            pairs = [(h, j) for h, j in pairs if j is not None]
+            if not pairs:
+                continue  # the rule baseline gives no outcome and no flag
+            for value in given:
+                row = [j for h, j in pairs if h == value]
+                counts = [sum(1 for j in row if j == v) for v in values]
+                table.display.append([_name(run), _value(value), str(len(row)), *map(str, counts)])
+                table.data.append([run.name, value, len(row), *counts])
+        table.footnotes.append(f"Rows: the {label.lower()} people gave; columns: the judge's ("
+                               + ("its task_completion" if name == "outcome" else "its hallucinated_action")
+                               + "). The diagonal is agreement. Transcripts the judge gave no verdict on are left out.")
+        tables.append(table)
+    return tables

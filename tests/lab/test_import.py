@@ -12,13 +12,14 @@ import pytest
 
 from skillbench.benchmark import load_benchmark
 from skillbench.cli import main
+from skillbench.core.records import OUTCOMES
 from skillbench.core.rubric import DEFAULT_RUBRIC_VERSION, DIMENSION_NAMES
 from skillbench.lab.importer import applicable_checks, parse_record
 from skillbench.lab.judging import imported_subject, subject_prompt
 from skillbench.prompts.format import NOT_GIVEN
 from skillbench.prompts.judge import parse_judge_prompt
 from skillbench.report import load_results
-from skillbench.report.html import decode_transcripts
+from skillbench.report.html import anchor, decode_transcripts
 
 FIXTURE = Path(__file__).resolve().parents[1] / "support" / "import_fixture"
 
@@ -129,11 +130,29 @@ def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.Cap
     labels = {(r[0], r[1]): r for r in tables[1]["rows"]}
     assert set(labels) == {("sim_strict", n) for n in ("outcome", "hallucinated_action", *DIMENSION_NAMES)}
     assert all(0 <= r[3] <= 1 for r in labels.values()) and labels[("sim_strict", "outcome")][5] is None
+    # per-label confusion counts, human value × judge value, for the outcome and the flag (the rules give neither)
+    confusion = {t["key"]: t for t in tables[2:]}
+    assert list(confusion) == ["lab_human_outcome", "lab_human_hallucinated_action"]
+    outcome = confusion["lab_human_outcome"]
+    assert outcome["columns"] == ["judge", "human", "n", *OUTCOMES] and {r[0] for r in outcome["rows"]} == {"sim_strict"}
+    assert all(r[2] == sum(r[3:]) for r in outcome["rows"])  # every conversation in exactly one cell
+    assert sum(r[2] for r in outcome["rows"]) == labels[("sim_strict", "outcome")][2]
+    # the diagonal is the agreement of the label table
+    assert sum(r[3 + OUTCOMES.index(r[1])] for r in outcome["rows"]) == round(labels[("sim_strict", "outcome")][3] * labels[("sim_strict", "outcome")][2])
+    flag = confusion["lab_human_hallucinated_action"]
+    assert flag["columns"] == ["judge", "human", "n", "flagged", "not_flagged"] and sum(r[2] for r in flag["rows"]) == 10
+    markdown = (tmp_path / "lab" / "lab.md").read_text()
+    assert "Confusion with human labels — outcome" in markdown and "Judge: not flagged" in markdown
+    for name in ("lab_human_outcome.csv", "lab_human_hallucinated_action.csv", "lab.png"):
+        assert (tmp_path / "lab" / name).stat().st_size > 0
     page = (tmp_path / "lab" / "lab.html").read_text()
     articles = decode_transcripts(page)
     counts = page[page.index('<section id="lab_human"'):].split("</section>")[0]
     targets = re.findall(r'href="#([^"]+)"', counts)
     assert len(articles) == 10 and len(targets) == 2 * 4  # each confusion count of both rows opens its conversations
+    assert "data:image/png;base64," in page  # the plot, in this mode too
+    rows = page[page.index('<section id="lab_human_outcome"'):].split("</section>")[0]
+    assert f'href="#{anchor("cell", "label", "sim_strict", "outcome")}"' in rows  # a confusion row opens its conversations
     assert set(targets) <= set(re.findall(r'id="([^"]+)"', page))
     assert set(re.findall(r'href="#(tr-[^"]+)"', page)) == set(articles)
     assert main(args) == 0 and "model calls this run: 0." in capsys.readouterr().out
