@@ -42,6 +42,12 @@ SIMULATED_NOTE = (
     "> **SIMULATED judges**: the sim_* judges are offline, deterministic stand-ins, not real judges. These figures "
     "show that the lab's machinery works and separates a strict from a lenient judge; they say nothing about any real model."
 )
+# --run: the tables compare each judge with people's labels; nothing there contrasts a strict and a lenient judge.
+SIMULATED_NOTE_HUMAN = (
+    "> **SIMULATED judges**: the sim_* judges are offline, deterministic stand-ins, not real judges. These figures "
+    "show that the import and the comparison with human labels work end to end; how well a sim_* judge agrees with "
+    "the people says nothing about any real model."
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -153,7 +159,7 @@ def validate_imported(args: argparse.Namespace) -> int:
     notes = [f"{len(subjects)} imported conversations ({len(human)} with a human pass/fail) from {', '.join(map(str, args.run))}; "
              f"judges: {', '.join(r.name for r in runs)}; model calls this run: {calls}.", *error_notes]
     if any(r.simulated for r in runs):
-        notes += ["", SIMULATED_NOTE]
+        notes += ["", SIMULATED_NOTE_HUMAN]
     meta = {"imported": len(subjects), "human_labels": len(human), "judges": [r.name for r in runs], "model_calls": calls,
             "judge_errors": errors, "simulated": any(r.simulated for r in runs)}
     tables = [human_table(everyone, human)]

@@ -38,10 +38,12 @@ from skillbench.evaluation import run_rule_checks
 from skillbench.evaluation.checks import rule_checks_version
 from skillbench.evaluation.pass_rule import rule_based_pass
 from skillbench.prompts.agent import CONTROL_TOOLS, END_CONVERSATION, TRANSFER_TO_HUMAN
+from skillbench.prompts.format import NOT_GIVEN
 from skillbench.store import ArtifactStore, content_hash, write_json_atomic
 
 CONTEXT_KIND = "imported_contexts"
 HUMAN = "human"
+IMPORTED = "imported"  # the user simulator and mock of an imported row: nobody simulated the caller or the tools
 IMPORT_FILE = "import.json"
 
 
@@ -272,7 +274,7 @@ def _context(meta: Metadata, record_id: str, messages: list[Message], benchmark:
         not_given += [name for name, value in (("path", meta.path), ("expected_outcome", expected)) if value is None]
         not_given.append("forbidden_tools")
         scenario = Scenario(id=record_id, skill_id=skill.id, path=meta.path or "happy_path", title=first[:80] or record_id,
-                            objective=first or "(not given)", persona=Persona(id="imported", label="imported"),
+                            objective=first or NOT_GIVEN, persona=Persona(id="imported", label="imported"),
                             success_criteria=list(skill.success_criteria), required_tools=required,
                             expected_outcome=expected or "success")
         not_applicable += ["no_forbidden_tool_succeeded", "target_state_reached"]
@@ -362,11 +364,14 @@ def result_row(item: Imported, cfg: RunConfig) -> ResultRow:
     checks = applicable_checks(item)
     labels = item.context.labels
     passed = labels.passed if labels is not None else None
+    scenario, unknown = item.context.scenario, item.context.not_given
     return ResultRow(
         scenario_id=item.rollout.scenario_id, skill_id=item.rollout.skill_id, industry=item.context.skill.industry,
-        path=item.context.scenario.path, persona=item.context.scenario.persona.label,
-        expected_outcome=item.context.scenario.expected_outcome, agent=cfg.agent.name, judge=cfg.judge.name,
-        user_sim="imported", mock="imported", pass_rule=cfg.pass_rule.name, benchmark=cfg.benchmark.name, simulated=False,
+        # a fact the record did not state reads as the judge prompt reads it, not as the scenario's default
+        path=NOT_GIVEN if "path" in unknown else scenario.path, persona=scenario.persona.label,
+        expected_outcome=NOT_GIVEN if "expected_outcome" in unknown else scenario.expected_outcome,
+        agent=cfg.agent.name, judge=cfg.judge.name,
+        user_sim=IMPORTED, mock=IMPORTED, pass_rule=cfg.pass_rule.name, benchmark=cfg.benchmark.name, simulated=False,
         rollout_key=item.rollout.key, termination=item.rollout.termination, turns=item.rollout.turns,
         tool_calls=sum(1 for r in item.rollout.tool_calls if not r.control),
         tool_errors=sum(1 for r in item.rollout.tool_calls if r.is_error), rule_checks=checks,
@@ -428,10 +433,17 @@ def load_imported(run_dir: Path) -> list[tuple[Imported, ResultRow]]:
     out: list[tuple[Imported, ResultRow]] = []
     for number, line in enumerate(results.read_text(encoding="utf-8").splitlines(), start=1):
         row = ResultRow.model_validate_json(line)
+        if row.user_sim != IMPORTED:  # a job of skillbench itself: its rollouts have no import context and no human labels
+            raise ConfigError(
+                f"{run_dir} is a run of skillbench itself (agent {row.agent}, judge {row.judge} on {row.benchmark}), not a folder "
+                "written by skillbench import; --run compares judges with the human labels of imported conversations. Fix: to "
+                f"measure judges on that agent's rollouts, drop --run and pass --agents {row.agent} benchmark={row.benchmark}; "
+                "to compare them with people's labels, skillbench import your labelled transcripts and pass that folder")
         rollout = store.get("rollouts", row.rollout_key or "", Rollout)
         context = store.get(CONTEXT_KIND, row.rollout_key or "", ImportedContext)
         if rollout is None or context is None:
-            raise ConfigError(f"{results}:{number}: rollout {row.rollout_key} or its import context is not in the store {root}. "
-                              "Fix: run from the folder the import ran in, or import again")
+            missing = "rollout" if rollout is None else "import context"
+            raise ConfigError(f"{results}:{number}: the {missing} of {row.scenario_id} ({row.rollout_key}) is not in the store {root} "
+                              "named by its config.json. Fix: run from the folder the import ran in, or import again")
         out.append((Imported(rollout, context), row))
     return out

@@ -4,6 +4,7 @@ bad records are named (file, line, field) and skipped; rule checks run only wher
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -14,14 +15,22 @@ from skillbench.benchmark import load_benchmark
 from skillbench.cli import main
 from skillbench.core.records import OUTCOMES
 from skillbench.core.rubric import DEFAULT_RUBRIC_VERSION, DIMENSION_NAMES
-from skillbench.lab.importer import applicable_checks, parse_record
+from skillbench.lab.import_cli import import_config
+from skillbench.lab.importer import applicable_checks, parse_record, result_row
 from skillbench.lab.judging import imported_subject, subject_prompt
 from skillbench.prompts.format import NOT_GIVEN
 from skillbench.prompts.judge import parse_judge_prompt
 from skillbench.report import load_results
 from skillbench.report.html import anchor, decode_transcripts
+from tests.report.conftest import make_row, preset, run_config, write_job
 
 FIXTURE = Path(__file__).resolve().parents[1] / "support" / "import_fixture"
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _import(tmp_path: Path, *files: Path) -> tuple[int, Path]:
@@ -35,10 +44,13 @@ def test_fixture_imports_and_reports_like_any_run(tmp_path: Path, capsys: pytest
     assert code == 0 and "imported 56 conversation(s) (56 with a human pass/fail)" in capsys.readouterr().out
     frame = load_results(run)
     assert len(frame) == 56 and set(frame["judge"]) == {"human"}
+    # the fixture states no path and no expected outcome: the rows say so, as the judge prompt does
+    assert set(frame["path"]) == {NOT_GIVEN} and set(frame["expected_outcome"]) == {NOT_GIVEN}
     assert main(["report", str(run), "--formats", "md,html", "--draws", "50", "--quiet"]) == 0
     assert "Table 1" in (run / "report" / "report.md").read_text()
     transcripts = decode_transcripts((run / "report" / "report.html").read_text())  # embedded compressed
     assert any("the meter itself shows" in article for article in transcripts.values())
+    assert all(f"path {NOT_GIVEN}" in a and f"expected {NOT_GIVEN}" in a and "happy_path" not in a for a in transcripts.values())
     assert main(["rescore", str(run), "pass_rule=lenient", "--formats", "md", "--draws", "20", "--quiet"]) == 0
     assert main(["diff", str(run), str(run), "--json", str(tmp_path / "diff.json"), "--exit-code"]) == 0  # reads it, no change
     assert json.loads((tmp_path / "diff.json").read_text())
@@ -123,6 +135,9 @@ def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.Cap
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "Agreement with human labels" in out and "not real judges" in out
+    # worded for this mode: its tables compare judges with people, they do not contrast a strict and a lenient judge
+    assert "agrees with the people" in out and "strict from a lenient" not in out
+    assert {p.stat().st_mode & 0o777 for p in (tmp_path / "lab").iterdir()} == {0o666 & ~_umask()}  # lab.json too
     tables = json.loads((tmp_path / "lab" / "lab.json").read_text())["tables"]
     rows = tables[0]["rows"]
     assert {r[0] for r in rows} == {"sim_strict", "rule checks"} and all(r[1] == 10 for r in rows)
@@ -158,6 +173,15 @@ def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.Cap
     assert main(args) == 0 and "model calls this run: 0." in capsys.readouterr().out
     shutil.rmtree(run)
     assert main(args) == 2  # the folder is gone: one clear error
+    assert "is not a run folder" in capsys.readouterr().err
+    # a run of skillbench itself is not an import: the error says so and where to go instead (not 'import again')
+    rule = preset("paper")
+    write_job(run, run_config("sim_careful", "sim_balanced", tmp_path / "store", rule),
+              [make_row("sim_careful", "sim_balanced", "bk-fee-happy-01", rule=rule, scores=None)])
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{run} is a run of skillbench itself (agent sim_careful, judge sim_balanced on starter)" in err[0]
+    assert "drop --run and pass --agents sim_careful benchmark=starter" in err[0] and "import again" not in err[0]
 
 
 def _fixture_records() -> list[dict]:
@@ -206,6 +230,10 @@ def test_imported_judge_prompt_states_only_what_the_record_gave(tmp_path: Path, 
     assert "Expected outcome: appropriately_transferred" in prompt and any(c.name == "outcome_matches_expected" and c.passed for c in checks)
     skilled = parse_record({**records[0], "metadata": {"skill_id": "retail_change_delivery_address", "path": "happy_path"}}, "r0", "x", benchmark)
     assert skilled.context.not_given == ["forbidden_tools"] and skilled.context.scenario.expected_outcome == "success"
+    cfg = import_config("starter", tmp_path / "store", "x")
+    assert (result_row(skilled, cfg).path, result_row(skilled, cfg).expected_outcome) == ("happy_path", "success")  # given
+    assert (result_row(item, cfg).path, result_row(item, cfg).expected_outcome) == (NOT_GIVEN, NOT_GIVEN)
+    assert (result_row(stated, cfg).path, result_row(stated, cfg).expected_outcome) == (NOT_GIVEN, "appropriately_transferred")
 
     leaks = tmp_path / "leaks.jsonl"
     leaks.write_text("".join(json.dumps(r) + "\n" for r in records if r["metadata"]["labels"].get("outcome") == "appropriately_transferred"))
