@@ -438,8 +438,13 @@ def _rewrite_state(case: Case, spec: ToolSpec, args: dict[str, Any], arg: str, w
     initial = _matching(case.scenario.initial_state.get(effect.collection or "", []), match)
     if len(right) != 1 or len(initial) != 1:
         return None
-    right[0].clear()
-    right[0].update(copy.deepcopy(initial[0]))
+    # Undo only what this call wrote: another call may have changed other fields of the same record (reset_mfa after
+    # unlock_user), and those stay (restoring the whole record wiped them; the consistency check's replay found it).
+    for field in written:
+        if field in initial[0]:
+            right[0][field] = copy.deepcopy(initial[0][field])
+        else:
+            right[0].pop(field, None)
     wrong_match = {**match, **{f: wrong for f, a in effect.match.items() if a == arg}}
     other = _matching(records, wrong_match)
     if len(other) != 1:

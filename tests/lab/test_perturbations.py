@@ -192,3 +192,24 @@ def test_a_logged_success_the_state_cannot_give_is_inconsistent(cases: list[Case
                                                     for c in m.tool_calls]}) for m in out.rollout.messages]
     problems = consistency_problems(out.rollout.model_copy(update={"tool_calls": records, "messages": messages}), case)
     assert any("cannot have happened" in p and "NO-SUCH-RECORD" in p for p in problems), problems
+
+
+def test_wrong_argument_keeps_what_other_calls_wrote_to_the_same_record() -> None:
+    """A full-benchmark source whose two writes change one record (unlock_user, then reset_mfa on the same user): moving
+    unlock_user to another user undoes its own field only; reset_mfa's change stays, as a replay of the log says."""
+    from skillbench.benchmark import load_benchmark
+    from skillbench.core.records import Rollout
+    from skillbench.lab.labelled import make_case
+    from tests.lab.conftest import SOURCES
+
+    rollout = Rollout.model_validate_json((SOURCES.parent / "lab_source_two_writes.json").read_text())
+    case = make_case(load_benchmark("full"), rollout)
+    assert case is not None and is_clean(case)
+    out = run("wrong_argument", case)
+    moved = next(r for r in out.rollout.tool_calls if r.name == "workspace_admin.unlock_user")
+    right = next(r for r in case.rollout.tool_calls if r.name == "workspace_admin.reset_mfa").arguments["user_id"]
+    assert moved.arguments["user_id"] != right
+    users = {u["user_id"]: u for u in out.rollout.final_state["workspace_users"]}
+    initial = {u["user_id"]: u for u in case.scenario.initial_state["workspace_users"]}
+    assert users[right]["status"] == initial[right]["status"] and users[right]["mfa_status"] == "reset_pending"
+    assert users[moved.arguments["user_id"]]["status"] == "active"
