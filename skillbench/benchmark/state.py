@@ -11,11 +11,13 @@ matched on, except by ``verify``, which needs all of them (a missing fact never 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from skillbench.benchmark.schema import Scenario, State, ToolEffect
+from skillbench.benchmark.schema import Scenario, State, ToolEffect, ToolSpec
 from skillbench.core.errors import ToolError
+from skillbench.core.records import ToolCallRecord
 
 Arguments = Mapping[str, Any]
 
@@ -169,3 +171,35 @@ OPERATIONS: dict[str, Operation] = {
     "delete": _delete,
     "action": _action,
 }
+
+
+def replay(initial_state: Mapping[str, list[dict[str, Any]]], tools: Mapping[str, ToolSpec],
+           calls: Iterable[ToolCallRecord]) -> State:
+    """The state a call log leaves: each successful call applied in order to ``initial_state``, as the stateful
+    mock applied it (a created record keeps the id its logged result reports). Failed and control calls change
+    nothing. Raises :class:`ToolError` naming the call when a logged success cannot happen on that state (no
+    record to update, a tool outside ``tools``): the log then does not describe this environment."""
+    state = EnvironmentState(initial_state)
+    for call in calls:
+        if call.control or call.is_error:
+            continue
+        spec = tools.get(call.name)
+        if spec is None:
+            raise ToolError("infra", f"{call.name} ({call.call_id}) is not a tool of this toolkit: its effect is unknown")
+        try:
+            state.apply(spec.effect, call.arguments, new_id=_logged_id(spec.effect, call.result))
+        except ToolError as exc:
+            raise ToolError(exc.kind, f"{call.name} ({call.call_id}) succeeded in the log, but on this state: {exc}") from None
+    return state.snapshot()
+
+
+def _logged_id(effect: ToolEffect, result: str) -> str | None:
+    """The id a create call's logged result reports (the llm mock may choose its own), else None."""
+    if effect.operation != "create" or not effect.id_field:
+        return None
+    try:
+        data = json.loads(result)
+    except ValueError:
+        return None
+    value = data.get(effect.id_field) if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None

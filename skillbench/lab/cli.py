@@ -2,24 +2,38 @@
 
 The overrides are Hydra's (``'judge=glob(sim_*)'``, ``judge=a,b``, ``benchmark=full``, ``store.root=...``);
 each judge of the sweep reads every labelled transcript. Verdicts are stored by verdict key, so a rerun
-makes no model calls.
+makes no model calls. Before any call, the main command's preflight checks every key and endpoint the
+lab will use (exit 2, ``run.preflight=false`` skips it); a judge that gives no usable verdict at all
+makes the command exit 1, with one line saying what failed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from skillbench.benchmark import load_benchmark
+from skillbench.config import RunConfig
 from skillbench.core.errors import ConfigError
-from skillbench.lab.config import compose_runs
+from skillbench.lab.config import JUDGE_ROLES, SOURCE_ROLES, configs, plan_runs, preflight
 from skillbench.lab.importer import human_labels, load_imported
 from skillbench.lab.judging import JudgeRun, imported_subject, judge_runs, lab_subjects, panel_run, rule_run
 from skillbench.lab.labelled import build_labelled_set
-from skillbench.lab.metrics import LabSet, human_labels_table, human_table, sampling_table, validity_tables
-from skillbench.lab.pages import detection_heatmap, human_html, lab_html
+from skillbench.lab.metrics import (
+    LabSet,
+    error_kinds,
+    human_confusion_tables,
+    human_labels_table,
+    human_table,
+    sampling_table,
+    validity_tables,
+)
+from skillbench.lab.pages import detection_heatmap, human_confusion_plot, human_html, lab_html
 from skillbench.lab.sources import source_rollouts
+from skillbench.plan.preflight import preflight_problems, refusal
+from skillbench.plan.sweep import PlannedJob
 from skillbench.report.tables import Table, markdown_table
 from skillbench.report.write import latex_table, table_csv
 from skillbench.store import ArtifactStore, write_json_atomic
@@ -27,6 +41,12 @@ from skillbench.store import ArtifactStore, write_json_atomic
 SIMULATED_NOTE = (
     "> **SIMULATED judges**: the sim_* judges are offline, deterministic stand-ins, not real judges. These figures "
     "show that the lab's machinery works and separates a strict from a lenient judge; they say nothing about any real model."
+)
+# --run: the tables compare each judge with people's labels; nothing there contrasts a strict and a lenient judge.
+SIMULATED_NOTE_HUMAN = (
+    "> **SIMULATED judges**: the sim_* judges are offline, deterministic stand-ins, not real judges. These figures "
+    "show that the import and the comparison with human labels work end to end; how well a sim_* judge agrees with "
+    "the people says nothing about any real model."
 )
 
 
@@ -62,10 +82,69 @@ def write_tables(out: Path, title: str, notes: list[str], tables: list[Table], m
     return text
 
 
+def _refused(problems: list[str]) -> int:
+    """The main command's refusal: every preflight problem on its own line, exit 2, nothing run or written."""
+    for line in refusal(problems):
+        print(f"skillbench judges: {line}", file=sys.stderr)
+    return 2
+
+
+def _failure(run: JudgeRun) -> str:
+    """One line for a judge that gave no usable verdict: what failed and how to fix it. The preflight's own checks
+    name a missing key or a dead endpoint (also when run.preflight=false skipped them up front)."""
+    head = f"judge {run.name} returned no usable verdict (judge errors on all {len(run.readings)} transcripts: {error_kinds(run)})"
+    causes = [] if run.cfg is None else preflight_problems([PlannedJob([], run.cfg, roles=JUDGE_ROLES)],
+                                                           probe_timeout_s=run.cfg.run.probe_timeout_s)
+    if causes:
+        return f"{head}: {' '.join(causes)}"
+    first = (run.first_error() or "no error text")[:200]
+    if run.errors()["infra"]:
+        judge = run.cfg.judge if run.cfg is not None else None
+        where = "" if judge is None else f" ({judge.model}, key {judge.api_key_env or 'none'}, api_base {judge.api_base or 'the provider default'})"
+        return (f"{head}: the endpoint failed: {first}. Fix: check the judge's model, key and endpoint{where}, then rerun "
+                "(failed calls are not stored, so a rerun asks again).")
+    return (f"{head}: its replies gave no valid scores: {first}. Fix: give the judge room to answer (judge.params, e.g. "
+            "max_tokens) or a model that returns the rubric's JSON, or raise judge.max_parse_retries.")
+
+
+def judge_errors(runs: list[JudgeRun]) -> tuple[list[str], dict[str, dict[str, object]], int]:
+    """Notes for the output, the per-judge counts for lab.json, and the exit code: 1 when a judge gave no usable
+    verdict at all (its figures would be all '—'), with one line per such judge on stderr; 0 otherwise."""
+    counted = {r.name: {**r.errors(), "total": sum(r.errors().values()), "judged": len(r.readings),
+                        "first_error": r.first_error()} for r in runs}
+    erring = [r for r in runs if sum(r.errors().values())]
+    if not erring:
+        return [], counted, 0
+    notes = ["", "Judge errors (no verdict: left out of every figure, never a detection or a false alarm): "
+             + "; ".join(f"{r.name} {sum(r.errors().values())} of {len(r.readings)} ({error_kinds(r)})" for r in erring) + "."]
+    code = 0
+    for run in erring:
+        if run.readings and run.usable == 0:
+            print(f"skillbench judges: {_failure(run)}", file=sys.stderr)
+            code = 1
+        else:
+            print(f"skillbench judges: warning: judge {run.name} gave no verdict on {sum(run.errors().values())} of "
+                  f"{len(run.readings)} transcripts ({error_kinds(run)}); they are left out of its figures. First: "
+                  f"{(run.first_error() or '')[:200]}", file=sys.stderr)
+    return notes, counted, code
+
+
+def _judge_configs(overrides: list[str], sources: list[PlannedJob] | None = None) -> list[RunConfig] | int:
+    """The judge configs of the sweep after the main command's preflight over them (and over the source configs,
+    whose models produce missing source rollouts); an int is the exit code of a refusal."""
+    judges = plan_runs(overrides, roles=JUDGE_ROLES)
+    problems = preflight([*judges, *(sources or [])])
+    if problems:
+        return _refused(problems)
+    return configs(judges)
+
+
 def validate_imported(args: argparse.Namespace) -> int:
     """Judges on imported conversations, scored against the people's labels."""
     loaded = [pair for run in args.run for pair in load_imported(run)]  # a bad folder fails before any config work
-    judge_configs = compose_runs(args.overrides)
+    judge_configs = _judge_configs(args.overrides)
+    if isinstance(judge_configs, int):
+        return judge_configs
     subjects = [imported_subject(i) for i, _ in loaded]
     human = {i.rollout.key: row.passed for i, row in loaded if row.passed is not None}
     other_labels = {i.rollout.key: human_labels(i.context.labels) for i, _ in loaded if i.context.labels is not None}
@@ -76,32 +155,39 @@ def validate_imported(args: argparse.Namespace) -> int:
     rules = rule_run(subjects, judge_configs[0])
     everyone = [*runs, *([panel_run(runs)] if len(runs) > 1 else []), rules]
     calls = sum(r.model_calls for r in runs)
+    error_notes, errors, code = judge_errors(runs)
     notes = [f"{len(subjects)} imported conversations ({len(human)} with a human pass/fail) from {', '.join(map(str, args.run))}; "
-             f"judges: {', '.join(r.name for r in runs)}; model calls this run: {calls}."]
+             f"judges: {', '.join(r.name for r in runs)}; model calls this run: {calls}.", *error_notes]
     if any(r.simulated for r in runs):
-        notes += ["", SIMULATED_NOTE]
+        notes += ["", SIMULATED_NOTE_HUMAN]
     meta = {"imported": len(subjects), "human_labels": len(human), "judges": [r.name for r in runs], "model_calls": calls,
-            "simulated": any(r.simulated for r in runs)}
+            "judge_errors": errors, "simulated": any(r.simulated for r in runs)}
     tables = [human_table(everyone, human)]
     detail = human_labels_table(everyone, other_labels)
     tables += [detail] if detail is not None else []
+    tables += human_confusion_tables(everyone, other_labels)
     print(write_tables(args.out, "Judges against human labels", notes, tables, meta), end="")
+    plot = human_confusion_plot(tables)
+    (args.out / "lab.png").write_bytes(plot)
     page = human_html("Judges against human labels", notes, tables, {s.key: s.rollout for s in subjects}, human,
-                      dict(other_labels), everyone)
+                      dict(other_labels), everyone, plot)
     (args.out / "lab.html").write_text(page, encoding="utf-8")
-    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.html, {', '.join(t.key + '.csv' for t in tables)}")
-    return 0
+    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.png, lab.html, {', '.join(t.key + '.csv' for t in tables)}")
+    return code
 
 
 def validate_main(args: argparse.Namespace) -> int:
     if args.run:
         return validate_imported(args)
-    judge_configs = compose_runs(args.overrides)
     agents = [a for a in args.agents.split(",") if a]
     if not agents:
         raise ConfigError("--agents names no agent config. Fix: e.g. --agents sim_careful")
     base = [o for o in args.overrides if not o.lstrip("+~").startswith("judge")]
-    source_configs = compose_runs([*base, f"agent={','.join(agents)}"])
+    sources = plan_runs([*base, f"agent={','.join(agents)}"], roles=SOURCE_ROLES)
+    judge_configs = _judge_configs(args.overrides, sources)
+    if isinstance(judge_configs, int):
+        return judge_configs
+    source_configs = configs(sources)
     benchmark, rollouts, rollout_calls = source_rollouts(source_configs)
     store = ArtifactStore(judge_configs[0].store.root)
     items = build_labelled_set(benchmark, rollouts, store)
@@ -116,21 +202,22 @@ def validate_main(args: argparse.Namespace) -> int:
     samples = sampling_table(runs)
     tables += [samples] if samples is not None else []
     calls = sum(r.model_calls for r in runs) + rollout_calls
+    error_notes, errors, code = judge_errors(runs)
     notes = [f"{len(items)} labelled transcripts ({len(lab.defects)} perturbation types, {len(lab.sources)} sources from "
              f"{', '.join(agents)} on {judge_configs[0].benchmark.name}); judges: {', '.join(r.name for r in runs)}; "
              f"model calls this run: {calls}." + (f" Of these, {rollout_calls} produced the missing source rollouts."
-                                                   if rollout_calls else "")]
+                                                   if rollout_calls else ""), *error_notes]
     if any(r.simulated for r in runs):
         notes += ["", SIMULATED_NOTE]
     meta = {"labelled_transcripts": len(items), "perturbations": lab.defects, "paraphrases": lab.paraphrases,
             "sources": len(lab.sources), "judges": [r.name for r in runs], "model_calls": calls, "rollout_model_calls": rollout_calls,
-            "simulated": any(r.simulated for r in runs)}
+            "judge_errors": errors, "simulated": any(r.simulated for r in runs)}
     print(write_tables(args.out, "Judge validity lab", notes, tables, meta), end="")
     heatmap = detection_heatmap(tables[1])
     (args.out / "lab.png").write_bytes(heatmap)
     (args.out / "lab.html").write_text(lab_html("Judge validity lab", notes, tables, lab, everyone, heatmap), encoding="utf-8")
     print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.png, lab.html, {', '.join(t.key + '.csv' for t in tables)}")
-    return 0
+    return code
 
 
 def judges_main(argv: list[str]) -> int:

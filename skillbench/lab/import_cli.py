@@ -10,7 +10,7 @@ from skillbench.benchmark import load_benchmark
 from skillbench.config import RunConfig
 from skillbench.core.errors import ConfigError
 from skillbench.lab.config import compose_runs
-from skillbench.lab.importer import HUMAN, import_files
+from skillbench.lab.importer import HUMAN, IMPORTED, import_files
 
 
 def import_config(benchmark: str, store: Path, agent: str) -> RunConfig:
@@ -19,7 +19,7 @@ def import_config(benchmark: str, store: Path, agent: str) -> RunConfig:
     return cfg.model_copy(update={
         "agent": cfg.agent.model_copy(update={"name": agent, "model": f"imported/{agent}", "simulated": False}),
         "judge": cfg.judge.model_copy(update={"name": HUMAN, "model": "human-labels", "simulated": False}),
-        "user_sim": cfg.user_sim.model_copy(update={"name": "imported", "model": "imported", "simulated": False}),
+        "user_sim": cfg.user_sim.model_copy(update={"name": IMPORTED, "model": IMPORTED, "simulated": False}),
     })
 
 

@@ -2,7 +2,8 @@
 config.json, rollouts in the store) that ``report``, ``rescore``, ``diff``, ``load_results`` and
 ``judges validate --run`` read unchanged. Formats: see docs/judge-lab.md.
 
-A malformed record is reported as ``file:line: field: problem`` and skipped; the valid ones still import.
+A malformed record is reported as ``file:line: field: problem`` (``file:item N: ...`` for an item of a JSON list)
+and skipped; the valid ones still import.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Persona, Scenario, Skill, WorkflowStep
@@ -29,17 +31,19 @@ from skillbench.core.records import (
     ToolCall,
     ToolCallRecord,
 )
-from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
+from skillbench.core.rubric import DIMENSION_BY_NAME, DIMENSION_NAMES, JudgeScores
 from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, ResultRow
 from skillbench.engine.summary import summarize
 from skillbench.evaluation import run_rule_checks
 from skillbench.evaluation.checks import rule_checks_version
 from skillbench.evaluation.pass_rule import rule_based_pass
 from skillbench.prompts.agent import CONTROL_TOOLS, END_CONVERSATION, TRANSFER_TO_HUMAN
+from skillbench.prompts.format import NOT_GIVEN
 from skillbench.store import ArtifactStore, content_hash, write_json_atomic
 
 CONTEXT_KIND = "imported_contexts"
 HUMAN = "human"
+IMPORTED = "imported"  # the user simulator and mock of an imported row: nobody simulated the caller or the tools
 IMPORT_FILE = "import.json"
 
 
@@ -51,7 +55,23 @@ class HumanLabels(BaseModel):
     passed: bool | None = Field(None, description="Pass/fail as the person judged it.")
     outcome: str | None = Field(None, description=f"One of {', '.join(OUTCOMES)}.")
     hallucinated_action: bool | None = None
-    dimensions: dict[str, int] = Field(default_factory=dict, description="Rubric dimension → 1-5 score.")
+    dimensions: dict[str, int] = Field(
+        default_factory=dict, description="Rubric dimension → score, on that dimension's scale in the rubric (1-5).")
+
+    @field_validator("dimensions")
+    @classmethod
+    def _on_the_rubric(cls, value: dict[str, int]) -> dict[str, int]:
+        # The rubric owns the names and the bounds (the same ones JudgeScores enforces on a judge's reply).
+        unknown = sorted(set(value) - set(DIMENSION_NAMES))
+        if unknown:
+            raise PydanticCustomError("rubric_dimension", "unknown dimension(s) {unknown}; known: {known}",
+                                      {"unknown": str(unknown), "known": ", ".join(DIMENSION_NAMES)})
+        for name, score in value.items():
+            dimension = DIMENSION_BY_NAME[name]
+            if not dimension.low <= score <= dimension.high:
+                raise PydanticCustomError("rubric_scale", "{score} is not on the rubric's {low}-{high} scale",
+                                          {"field": name, "score": score, "low": dimension.low, "high": dimension.high})
+        return value
 
 
 def human_labels(labels: HumanLabels) -> dict[str, bool | str | int]:
@@ -69,7 +89,8 @@ class Metadata(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str | None = Field(None, description="Conversation id (default: <file stem>-<line>).")
+    id: str | None = Field(None, description="Conversation id (default: <file stem>-<line>, or <file stem>-<item number> "
+                           "in a JSON list).")
     agent: str | None = Field(None, description="Who produced it (default: the --agent option).")
     skill_id: str | None = Field(None, description="A skill of the --benchmark: its policy, steps and tools apply.")
     scenario_id: str | None = Field(None, description="A scenario of that benchmark: enables every rule check.")
@@ -253,7 +274,7 @@ def _context(meta: Metadata, record_id: str, messages: list[Message], benchmark:
         not_given += [name for name, value in (("path", meta.path), ("expected_outcome", expected)) if value is None]
         not_given.append("forbidden_tools")
         scenario = Scenario(id=record_id, skill_id=skill.id, path=meta.path or "happy_path", title=first[:80] or record_id,
-                            objective=first or "(not given)", persona=Persona(id="imported", label="imported"),
+                            objective=first or NOT_GIVEN, persona=Persona(id="imported", label="imported"),
                             success_criteria=list(skill.success_criteria), required_tools=required,
                             expected_outcome=expected or "success")
         not_applicable += ["no_forbidden_tool_succeeded", "target_state_reached"]
@@ -271,11 +292,11 @@ def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark) ->
         meta = Metadata.model_validate(data.get("metadata") or {})
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise RecordError(f"metadata.{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+        # a dimension's score names the dimension itself (metadata.labels.dimensions.workflow_adherence)
+        loc = [*first["loc"], *([first["ctx"]["field"]] if "field" in first.get("ctx", {}) else [])]
+        raise RecordError(f"metadata.{'.'.join(map(str, loc))}: {first['msg']}") from None
     if meta.labels is not None:
         _require(meta.labels.outcome in {None, *OUTCOMES}, "metadata.labels.outcome", f"must be one of {', '.join(OUTCOMES)}")
-        unknown = set(meta.labels.dimensions) - set(DIMENSION_NAMES)
-        _require(not unknown, "metadata.labels.dimensions", f"unknown dimension(s) {sorted(unknown)}; known: {', '.join(DIMENSION_NAMES)}")
     if "messages" in data:
         _require(isinstance(data["messages"], list) and data["messages"], "messages", "must be a non-empty list")
         raw = data["messages"]
@@ -302,25 +323,27 @@ def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark) ->
     return Imported(rollout, context)
 
 
-def read_records(path: Path) -> list[tuple[int, Any | RecordError]]:
-    """(line, parsed JSON or its error) for a JSONL file (a line each) or a JSON list (its items, numbered)."""
+def read_records(path: Path) -> list[tuple[str, int, Any | RecordError]]:
+    """(where, number, parsed JSON or its error) per record. A JSONL file: its line, so ``where`` is the line
+    number. A JSON list: its items, so ``where`` is ``item N`` (1-based; a pretty-printed item spans many lines);
+    a file that is not valid JSON at all is one error at the line where parsing failed."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            return [(exc.lineno, RecordError(f"file: invalid JSON ({exc.msg})"))]
+            return [(str(exc.lineno), exc.lineno, RecordError(f"file: invalid JSON ({exc.msg})"))]
         if not isinstance(data, list):
-            return [(1, RecordError("file: a .json file must hold a list of conversations"))]
-        return list(enumerate(data, start=1))
-    out: list[tuple[int, Any | RecordError]] = []
+            return [("1", 1, RecordError("file: a .json file must hold a list of conversations"))]
+        return [(f"item {number}", number, item) for number, item in enumerate(data, start=1)]
+    out: list[tuple[str, int, Any | RecordError]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            out.append((number, json.loads(line)))
+            out.append((str(number), number, json.loads(line)))
         except json.JSONDecodeError as exc:
-            out.append((number, RecordError(f"line: invalid JSON ({exc.msg})")))
+            out.append((str(number), number, RecordError(f"line: invalid JSON ({exc.msg})")))
     return out
 
 
@@ -341,11 +364,14 @@ def result_row(item: Imported, cfg: RunConfig) -> ResultRow:
     checks = applicable_checks(item)
     labels = item.context.labels
     passed = labels.passed if labels is not None else None
+    scenario, unknown = item.context.scenario, item.context.not_given
     return ResultRow(
         scenario_id=item.rollout.scenario_id, skill_id=item.rollout.skill_id, industry=item.context.skill.industry,
-        path=item.context.scenario.path, persona=item.context.scenario.persona.label,
-        expected_outcome=item.context.scenario.expected_outcome, agent=cfg.agent.name, judge=cfg.judge.name,
-        user_sim="imported", mock="imported", pass_rule=cfg.pass_rule.name, benchmark=cfg.benchmark.name, simulated=False,
+        # a fact the record did not state reads as the judge prompt reads it, not as the scenario's default
+        path=NOT_GIVEN if "path" in unknown else scenario.path, persona=scenario.persona.label,
+        expected_outcome=NOT_GIVEN if "expected_outcome" in unknown else scenario.expected_outcome,
+        agent=cfg.agent.name, judge=cfg.judge.name,
+        user_sim=IMPORTED, mock=IMPORTED, pass_rule=cfg.pass_rule.name, benchmark=cfg.benchmark.name, simulated=False,
         rollout_key=item.rollout.key, termination=item.rollout.termination, turns=item.rollout.turns,
         tool_calls=sum(1 for r in item.rollout.tool_calls if not r.control),
         tool_errors=sum(1 for r in item.rollout.tool_calls if r.is_error), rule_checks=checks,
@@ -362,18 +388,18 @@ def import_files(paths: list[Path], out: Path, cfg: RunConfig, benchmark: Benchm
     errors: list[str] = []
     seen: dict[str, str] = {}
     for path in paths:
-        for line, data in read_records(path):
+        for where, number, data in read_records(path):
             try:
                 if isinstance(data, RecordError):
                     raise data
-                item = parse_record(data, f"{path.stem}-{line}", agent, benchmark)
+                item = parse_record(data, f"{path.stem}-{number}", agent, benchmark)
                 # one row per conversation id: a second one would silently replace the first in every report
                 _require(item.rollout.scenario_id not in seen, "metadata.id",
                          f"{item.rollout.scenario_id!r} already imported from {seen.get(item.rollout.scenario_id)}")
-                seen[item.rollout.scenario_id] = f"{path}:{line}"
+                seen[item.rollout.scenario_id] = f"{path}:{where}"
                 items.append(item)
             except RecordError as exc:
-                errors.append(f"{path}:{line}: {exc}")
+                errors.append(f"{path}:{where}: {exc}")
     if not items:
         return items, errors
     started = datetime.now(UTC)
@@ -407,10 +433,17 @@ def load_imported(run_dir: Path) -> list[tuple[Imported, ResultRow]]:
     out: list[tuple[Imported, ResultRow]] = []
     for number, line in enumerate(results.read_text(encoding="utf-8").splitlines(), start=1):
         row = ResultRow.model_validate_json(line)
+        if row.user_sim != IMPORTED:  # a job of skillbench itself: its rollouts have no import context and no human labels
+            raise ConfigError(
+                f"{run_dir} is a run of skillbench itself (agent {row.agent}, judge {row.judge} on {row.benchmark}), not a folder "
+                "written by skillbench import; --run compares judges with the human labels of imported conversations. Fix: to "
+                f"measure judges on that agent's rollouts, drop --run and pass --agents {row.agent} benchmark={row.benchmark}; "
+                "to compare them with people's labels, skillbench import your labelled transcripts and pass that folder")
         rollout = store.get("rollouts", row.rollout_key or "", Rollout)
         context = store.get(CONTEXT_KIND, row.rollout_key or "", ImportedContext)
         if rollout is None or context is None:
-            raise ConfigError(f"{results}:{number}: rollout {row.rollout_key} or its import context is not in the store {root}. "
-                              "Fix: run from the folder the import ran in, or import again")
+            missing = "rollout" if rollout is None else "import context"
+            raise ConfigError(f"{results}:{number}: the {missing} of {row.scenario_id} ({row.rollout_key}) is not in the store {root} "
+                              "named by its config.json. Fix: run from the folder the import ran in, or import again")
         out.append((Imported(rollout, context), row))
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Literal
 
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario, Skill
@@ -14,6 +15,7 @@ from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
 from skillbench.engine.job import make_context, obtain_verdict
 from skillbench.evaluation import run_rule_checks
 from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
+from skillbench.evaluation.records import Verdict
 from skillbench.lab.importer import Imported, applicable_checks
 from skillbench.lab.labelled import make_case
 from skillbench.lab.records import LabelledTranscript
@@ -23,9 +25,22 @@ RULES = "rule checks"
 PANEL = "panel (majority)"
 
 
+# How the lab counts a judge error: the endpoint failed (infra: unreachable, no key, timeouts), or the replies came
+# back but gave no valid scores (parse: unparseable, or blank after every retry).
+JudgeErrorKind = Literal["infra", "parse"]
+ERROR_KINDS: tuple[JudgeErrorKind, ...] = ("infra", "parse")
+
+
+def error_kind(verdict: Verdict) -> JudgeErrorKind | None:
+    if verdict.judge_error is None and verdict.scores is not None:
+        return None
+    return "infra" if verdict.error_kind == "infra" else "parse"
+
+
 @dataclass
 class Reading:
-    """One judge's reading of one labelled transcript."""
+    """One judge's reading of one labelled transcript. A judge error gives no verdict (``passed`` None): it is
+    counted as an error, never as a detection, a miss or a false alarm."""
 
     passed: bool | None
     scores: dict[str, int] = field(default_factory=dict)
@@ -34,6 +49,8 @@ class Reading:
     outcome: str | None = None
     sample_passes: list[bool] = field(default_factory=list)
     first_sample_passed: bool | None = None
+    judge_error: str | None = None  # why no verdict came back (the verdict's judge_error)
+    error_kind: JudgeErrorKind | None = None
 
 
 @dataclass
@@ -45,6 +62,20 @@ class JudgeRun:
     readings: dict[str, Reading]
     model_calls: int = 0
     samples: int = 1
+    cfg: RunConfig | None = None  # the judge config (None: the rule baseline and the panel)
+
+    def errors(self) -> dict[JudgeErrorKind, int]:
+        """Judge errors per kind (infra, parse)."""
+        counts = Counter(r.error_kind for r in self.readings.values() if r.error_kind is not None)
+        return {kind: counts.get(kind, 0) for kind in ERROR_KINDS}
+
+    def first_error(self) -> str | None:
+        return next((r.judge_error for r in self.readings.values() if r.judge_error), None)
+
+    @property
+    def usable(self) -> int:
+        """Transcripts this judge gave a verdict on."""
+        return sum(1 for r in self.readings.values() if r.passed is not None)
 
 
 @dataclass(frozen=True)
@@ -103,6 +134,7 @@ async def _judge_all(cfg: RunConfig, benchmark: Benchmark, items: list[Subject])
         if not reused:
             calls += verdict.usage.calls
         sample_passes = [bool(apply_pass_rule(checks, s, cfg.pass_rule).passed) for s in verdict.samples]
+        kind = error_kind(verdict)
         return item.key, Reading(
             passed=apply_pass_rule(checks, verdict.scores, cfg.pass_rule).passed,
             scores=_scores(verdict.scores),
@@ -111,10 +143,12 @@ async def _judge_all(cfg: RunConfig, benchmark: Benchmark, items: list[Subject])
             outcome=None if verdict.scores is None else verdict.scores.task_completion,
             sample_passes=sample_passes,
             first_sample_passed=sample_passes[0] if sample_passes else None,
+            judge_error=None if kind is None else (verdict.judge_error or "no scores came back"),
+            error_kind=kind,
         )
 
     readings = dict(await asyncio.gather(*(one(item) for item in items)))
-    return JudgeRun(cfg.judge.name, cfg.judge.simulated, readings, model_calls=calls, samples=cfg.judge.samples)
+    return JudgeRun(cfg.judge.name, cfg.judge.simulated, readings, model_calls=calls, samples=cfg.judge.samples, cfg=cfg)
 
 
 def judge_runs(configs: list[RunConfig], benchmark: Benchmark, items: list[Subject]) -> list[JudgeRun]:
@@ -140,6 +174,7 @@ def panel_run(runs: list[JudgeRun]) -> JudgeRun:
         merged = {d: sorted(s[d] for s in scores)[len(scores) // 2] for d in DIMENSION_NAMES} if scores else {}
         flags = [r.readings[key].hallucinated for r in runs if r.readings[key].hallucinated is not None]
         outcomes = Counter(r.readings[key].outcome for r in runs if r.readings[key].outcome is not None).most_common()
+        kinds = {r.readings[key].error_kind for r in runs}
         readings[key] = Reading(
             passed=(sum(votes) * 2 > len(votes)) if votes else None,
             scores=merged,
@@ -147,5 +182,8 @@ def panel_run(runs: list[JudgeRun]) -> JudgeRun:
             hallucinated=(sum(flags) * 2 > len(flags)) if flags else None,
             # a plurality outcome; with no plurality the panel names none
             outcome=outcomes[0][0] if outcomes and (len(outcomes) == 1 or outcomes[0][1] > outcomes[1][1]) else None,
+            # no judge of the panel gave a verdict: the panel has none either, for the same reason
+            judge_error=None if votes else "no judge of the panel gave a verdict",
+            error_kind=None if votes else ("infra" if "infra" in kinds else "parse"),
         )
     return JudgeRun(PANEL, all(r.simulated for r in runs), readings)

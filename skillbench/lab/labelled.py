@@ -27,7 +27,7 @@ def make_case(benchmark: Benchmark, rollout: Rollout) -> Case | None:
 
 def is_clean(case: Case) -> bool:
     """A source must pass every rule check (soft ones too) and end properly: its defects are then only ours."""
-    if case.rollout.termination not in PROPER_ENDINGS or consistency_problems(case.rollout):
+    if case.rollout.termination not in PROPER_ENDINGS or consistency_problems(case.rollout, case):
         return False
     return all(check.passed for check in run_rule_checks(case.rollout, case.scenario, case.skill))
 
@@ -45,7 +45,7 @@ def variants(case: Case) -> list[LabelledTranscript]:
     out = [_labelled(case, CONTROL, case.rollout, "unchanged")]
     for name in PERTURBATIONS.names():
         perturbed = PERTURBATIONS.get(name).fn(case)
-        if perturbed is not None and not consistency_problems(perturbed.rollout):
+        if perturbed is not None and not consistency_problems(perturbed.rollout, case):
             out.append(_labelled(case, name, perturbed.rollout, perturbed.edit))
     return out
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skillbench.core.records import OUTCOMES
 from skillbench.core.rubric import DIMENSION_BY_NAME, DIMENSION_NAMES
 from skillbench.lab.judging import JudgeRun, Reading
 from skillbench.lab.labelled import CONTROL
@@ -138,6 +139,22 @@ def _name(run: JudgeRun) -> str:
     return run.name + (" (sim)" if run.simulated else "")
 
 
+def error_kinds(run: JudgeRun) -> str:
+    """A judge's errors by kind: 'infra 12', 'infra 1, parse 2' ('none' without any)."""
+    return ", ".join(f"{kind} {n}" for kind, n in run.errors().items() if n) or "none"
+
+
+def error_cell(run: JudgeRun) -> str:
+    """A judge's errors for a table cell: '0', or '12 (infra 12)', '3 (infra 1, parse 2)'."""
+    total = sum(run.errors().values())
+    return f"{total} ({error_kinds(run)})" if total else "0"
+
+
+ERROR_FOOTNOTE = ("Judge errors: transcripts the judge gave no verdict on (infra: the endpoint failed, no key, timeouts; "
+                  "parse: no valid scores in its replies). They are left out of every rate: never a detection, a miss, "
+                  "a pass or a false alarm.")
+
+
 def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, seed: int = 0) -> list[Table]:
     """The lab's tables: a summary per judge, sensitivity per judge × perturbation, and the details."""
     weights = bootstrap_weights(len(lab.sources), n_boot, seed)
@@ -145,7 +162,7 @@ def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, se
     summary = Table(
         key="lab_summary", title="Judge validity — summary per judge (labelled transcripts)",
         headers=["Judge", "Controls", "Specificity %", "False alarms %", "Defects", "Sensitivity %", "Judge alone %",
-                 "Balanced acc. %", "BA 95% CI", "Paraphrase flips %", "Model calls"],
+                 "Balanced acc. %", "BA 95% CI", "Paraphrase flips %", "Model calls", "Judge errors"],
         latex=True,
     )
     for f in figs:
@@ -153,12 +170,14 @@ def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, se
         false_alarm = None if f.specificity.rate is None else 1 - f.specificity.rate
         summary.display.append([_name(f.run), str(f.specificity.n), pct(f.specificity.rate), pct(false_alarm), str(f.pooled.n),
                                 pct(f.pooled.rate), pct(f.pooled_alone.rate), pct(ba), ci(low, high), pct(f.flips.rate),
-                                str(f.run.model_calls)])
+                                str(f.run.model_calls), error_cell(f.run)])
+        errors = f.run.errors()
         summary.data.append([f.run.name, f.specificity.n, f.specificity.rate, false_alarm, f.pooled.n, f.pooled.rate,
-                             f.pooled_alone.rate, ba, low, high, f.flips.rate, f.run.model_calls])
+                             f.pooled_alone.rate, ba, low, high, f.flips.rate, f.run.model_calls, sum(errors.values()),
+                             errors["infra"], errors["parse"]])
     summary.data_headers = ["judge", "controls", "specificity", "false_alarm_rate", "defects", "sensitivity",
                             "sensitivity_judge_alone", "balanced_accuracy", "ba_ci_low", "ba_ci_high", "paraphrase_flip_rate",
-                            "model_calls"]
+                            "model_calls", "judge_errors", "judge_errors_infra", "judge_errors_parse"]
     matrix = Table(key="lab_sensitivity", title="Judge validity — detection rate (%) per perturbation × judge",
                    headers=["Perturbation", "n", *[_name(f.run) for f in figs]], latex=True)
     detail = Table(
@@ -194,6 +213,7 @@ def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, se
             "CIs: percentile bootstrap over source rollouts.")
     for table in (summary, matrix, detail):
         table.footnotes.append(note)
+    summary.footnotes.append(ERROR_FOOTNOTE)
     paraphrases = paraphrase_table(lab, runs, weights)
     return [summary, matrix, detail, *([paraphrases] if paraphrases is not None else [])]
 
@@ -308,8 +328,10 @@ def sampling_table(runs: list[JudgeRun]) -> Table | None:
 def human_table(runs: list[JudgeRun], human: dict[str, bool]) -> Table:
     """Each judge's agreement with people's pass/fail labels: accuracy, Cohen's κ and the confusion counts."""
     table = Table(key="lab_human", title="Agreement with human labels (pass/fail)",
-                  headers=["Judge", "n", "Accuracy %", "κ", "Both pass", "Human pass, judge fail", "Human fail, judge pass", "Both fail"],
-                  data_headers=["judge", "n", "accuracy", "kappa", "both_pass", "human_pass_judge_fail", "human_fail_judge_pass", "both_fail"],
+                  headers=["Judge", "n", "Accuracy %", "κ", "Both pass", "Human pass, judge fail", "Human fail, judge pass", "Both fail",
+                           "Judge errors"],
+                  data_headers=["judge", "n", "accuracy", "kappa", "both_pass", "human_pass_judge_fail", "human_fail_judge_pass", "both_fail",
+                                "judge_errors", "judge_errors_infra", "judge_errors_parse"],
                   latex=True)
     for run in runs:
         keys = [k for k in human if k in run.readings and run.readings[k].passed is not None]
@@ -319,9 +341,11 @@ def human_table(runs: list[JudgeRun], human: dict[str, bool]) -> Table:
                  ((True, True), (True, False), (False, True), (False, False))]
         accuracy = (cells[0] + cells[3]) / len(keys) if keys else None
         kappa = cohen_kappa(theirs, ours) if keys else None
-        table.display.append([_name(run), str(len(keys)), pct(accuracy), num(kappa), *map(str, cells)])
-        table.data.append([run.name, len(keys), accuracy, kappa, *cells])
+        errors = run.errors()
+        table.display.append([_name(run), str(len(keys)), pct(accuracy), num(kappa), *map(str, cells), error_cell(run)])
+        table.data.append([run.name, len(keys), accuracy, kappa, *cells, sum(errors.values()), errors["infra"], errors["parse"]])
     table.footnotes.append("Human labels are the reference; transcripts without a human pass/fail are left out.")
+    table.footnotes.append(ERROR_FOOTNOTE.replace("a detection, a miss, a pass or a false alarm", "an agreement or a disagreement"))
     return table
 
 
@@ -372,3 +396,43 @@ def human_labels_table(runs: list[JudgeRun], human: dict[str, dict[str, HumanLab
     table.footnotes.append("Only the labels people gave are compared; a judge's outcome is its task_completion, its flag "
                            "hallucinated_action. The rule checks give neither and are left out.")
     return table
+
+
+# The categorical labels people give besides pass/fail, with every value a judge can return for them (the rubric's
+# outcomes; the flag raised or not), in the order the confusion tables list them.
+CONFUSION_LABELS: dict[str, tuple[HumanLabel, ...]] = {"outcome": OUTCOMES, "hallucinated_action": (True, False)}
+
+
+def _value(value: HumanLabel) -> str:
+    return {True: "flagged", False: "not flagged"}.get(value, str(value)) if isinstance(value, bool) else str(value)
+
+
+def human_confusion_tables(runs: list[JudgeRun], human: dict[str, dict[str, HumanLabel]]) -> list[Table]:
+    """Per-label confusion counts, human value × judge value, for the outcome and the hallucination flag (a table
+    each, when people gave that label): one row per judge × value the people used, one column per value a judge
+    can give. The rule checks give neither and are left out; so is a transcript the judge gave no verdict on."""
+    tables: list[Table] = []
+    for name, values in CONFUSION_LABELS.items():
+        given = [v for v in values if any(labels.get(name) == v and type(labels.get(name)) is type(v) for labels in human.values())]
+        if not given:
+            continue
+        label = "Outcome" if name == "outcome" else "Hallucination flag"
+        table = Table(key=f"lab_human_{name}", title=f"Confusion with human labels — {label.lower()} (human → judge, counts)",
+                      headers=["Judge", f"Human {label.lower()}", "n", *[f"Judge: {_value(v)}" for v in values]],
+                      data_headers=["judge", "human", "n", *[_value(v).replace(" ", "_") for v in values]], latex=True)
+        for run in runs:
+            pairs = [(labels[name], judge_value(run.readings[key], name)) for key, labels in human.items()
+                     if name in labels and key in run.readings]
+            pairs = [(h, j) for h, j in pairs if j is not None]
+            if not pairs:
+                continue  # the rule baseline gives no outcome and no flag
+            for value in given:
+                row = [j for h, j in pairs if h == value]
+                counts = [sum(1 for j in row if j == v) for v in values]
+                table.display.append([_name(run), _value(value), str(len(row)), *map(str, counts)])
+                table.data.append([run.name, value, len(row), *counts])
+        table.footnotes.append(f"Rows: the {label.lower()} people gave; columns: the judge's ("
+                               + ("its task_completion" if name == "outcome" else "its hallucinated_action")
+                               + "). The diagonal is agreement. Transcripts the judge gave no verdict on are left out.")
+        tables.append(table)
+    return tables

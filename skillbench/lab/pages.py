@@ -45,6 +45,44 @@ def detection_heatmap(matrix: Table) -> bytes:
     return buffer.getvalue()
 
 
+def human_confusion_plot(tables: list[Table]) -> bytes:
+    """PNG of ``judges validate --run``'s confusion counts: a row of heatmaps per judge (pass/fail from ``lab_human``,
+    then the outcome and the hallucination flag from their confusion tables), human values down, the judge's across."""
+    by_key = {t.key: t for t in tables}
+    panels: list[tuple[str, Table]] = [("pass/fail", by_key["lab_human"])]
+    panels += [(t.title.split("— ", 1)[1].split(" (", 1)[0], t) for k, t in by_key.items() if k.startswith("lab_human_") and k != "lab_human_labels"]
+    judges = [str(row[0]) for row in by_key["lab_human"].data]
+    figure = Figure(figsize=(4.4 * len(panels), 3.3 * len(judges) + 0.6), layout="constrained")
+    FigureCanvasAgg(figure)
+    grid = figure.subplots(len(judges), len(panels), squeeze=False)
+    for i, judge in enumerate(judges):
+        for j, (name, table) in enumerate(panels):
+            axes = grid[i][j]
+            if name == "pass/fail":
+                row = next(r for r in table.data if r[0] == judge)
+                rows, columns = ["pass", "fail"], ["pass", "fail"]
+                counts = np.array([[row[4], row[5]], [row[6], row[7]]], dtype=float)
+            else:
+                mine = [n for n, r in enumerate(table.data) if r[0] == judge]
+                rows, columns = [table.display[n][1] for n in mine], [h.removeprefix("Judge: ") for h in table.headers[3:]]
+                counts = np.array([[float(v) for v in table.data[n][3:]] for n in mine]) if mine else np.zeros((0, len(columns)))
+            if not len(counts):  # the rule checks give no outcome and no flag
+                axes.axis("off")
+                continue
+            axes.imshow(counts, cmap="Blues", aspect="auto", vmin=0)
+            for y in range(counts.shape[0]):
+                for x in range(counts.shape[1]):
+                    axes.text(x, y, f"{counts[y, x]:.0f}", ha="center", va="center",
+                              color="white" if counts[y, x] > counts.max() / 2 else "black")
+            axes.set_xticks(range(len(columns)), [c.replace("appropriately_", "approp. ") for c in columns], rotation=30, ha="right", fontsize=7)
+            axes.set_yticks(range(len(rows)), [r.replace("appropriately_", "approp. ") for r in rows], fontsize=7)
+            axes.set_title(f"{judge}: {name}", fontsize=9)
+    figure.suptitle("Confusion with human labels (rows: human, columns: judge)")
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    return buffer.getvalue()
+
+
 def _dash(value: object) -> object:
     return "—" if value is None else value
 
@@ -56,6 +94,8 @@ def _verdict(passed: bool | None) -> str:
 def _outcome(lab: LabSet, item: LabelledTranscript, run: JudgeRun) -> str:
     """What this judge's reading means for this item: detected/missed, flipped/same, passed/false alarm."""
     reading = run.readings.get(item.key)
+    if reading is not None and reading.error_kind is not None:
+        return f"judge error ({reading.error_kind}): not counted"
     if reading is None or reading.passed is None:
         return "no verdict"
     control = lab.control.get(item.source_key)
@@ -81,7 +121,10 @@ def _readings(key: str, runs: list[JudgeRun], column: str, value: Callable[[Judg
     for run in runs:
         reading = run.readings.get(key)
         flagged = "—" if reading is None or reading.hallucinated is None else ("yes" if reading.hallucinated else "no")
-        rows.append(f"<tr><td>{html.escape(run.name)}</td><td>{_verdict(None if reading is None else reading.passed)}</td>"
+        verdict = _verdict(None if reading is None else reading.passed)
+        if reading is not None and reading.judge_error:  # say why there is none
+            verdict = f"judge error ({reading.error_kind}): {html.escape(reading.judge_error[:300])}"
+        rows.append(f"<tr><td>{html.escape(run.name)}</td><td>{verdict}</td>"
                     f"<td>{html.escape(value(run, reading))}</td><td>{_scores(reading)}</td><td>{flagged}</td></tr>")
     scores = f"Scores ({', '.join(DIMENSION_HEADERS[d] for d in DIMENSION_NAMES)})"
     headers = "".join(f"<th>{html.escape(h)}</th>" for h in ("Judge", "Verdict", column, scores, "Halluc. flag"))
@@ -198,7 +241,7 @@ def _human_article(key: str, rollout: Rollout, labels: dict[str, object], human:
 
 
 def human_html(title: str, notes: list[str], tables: list[Table], rollouts: dict[str, Rollout], human: dict[str, bool],
-               labels: dict[str, dict[str, object]], runs: list[JudgeRun]) -> str:
+               labels: dict[str, dict[str, object]], runs: list[JudgeRun], heatmap: bytes | None = None) -> str:
     """The page for ``judges validate --run``: each confusion count and each label row opens the
     conversations behind it; every conversation shows the people's labels next to every judge's reading."""
     lists: list[str] = ['<section id="cells"><h2>Cells — the conversations behind each count</h2>']
@@ -226,12 +269,14 @@ def human_html(title: str, notes: list[str], tables: list[Table], rollouts: dict
     def links(table: Table) -> Callable[[int, int], str | None]:
         def link(i: int, j: int) -> str | None:
             row = table.data[i]
-            if table.key == "lab_human" and j >= 4:  # the four confusion counts
+            if table.key == "lab_human" and 4 <= j < 4 + len(CONFUSION):  # the four confusion counts
                 return anchor("cell", "human", str(row[0]), CONFUSION[j - 4])
             if table.key == "lab_human_labels":
                 return anchor("cell", "label", str(row[0]), str(row[1]))
+            if table.key.startswith("lab_human_"):  # a confusion row opens that label's conversations
+                return anchor("cell", "label", str(row[0]), table.key.removeprefix("lab_human_"))
             return None
         return link
 
     articles = {anchor("tr", k): _human_article(k, r, labels.get(k, {}), human.get(k), runs) for k, r in rollouts.items()}
-    return _page(title, notes, tables, links, [("cells", "Cells", "".join(lists))], {"imported": articles})
+    return _page(title, notes, tables, links, [("cells", "Cells", "".join(lists))], {"imported": articles}, heatmap)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from skillbench.benchmark.schema import Scenario, Skill, ToolSpec
+from skillbench.benchmark.state import EnvironmentState
+from skillbench.core.errors import ToolError
 from skillbench.core.records import Message, Rollout, ToolCall, ToolCallRecord
 from skillbench.core.registry import Registry
 from skillbench.lab.records import ExpectedLabel
@@ -222,25 +224,6 @@ def _fill_arguments(case: Case, spec: ToolSpec) -> dict[str, Any]:
     return {name: seen.get(name, f"updated {name.replace('_', ' ')}") for name in required}
 
 
-def _apply_effect(state: dict[str, list[dict[str, Any]]], spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
-    """What the stateful mock would have done with a successful call (enough for the lab's inserted calls)."""
-    effect = spec.effect
-    values = {field: arguments.get(arg) for field, arg in effect.set.items()} | effect.set_const
-    if effect.collection is None:
-        return {"status": "ok"}
-    records = state.setdefault(effect.collection, [])
-    matches = [r for r in records if all(str(r.get(f)) == str(arguments.get(a)) for f, a in effect.match.items())]
-    if effect.operation == "update" and matches:
-        matches[0].update(values)
-        return dict(matches[0])
-    if effect.operation == "delete" and matches:
-        records.remove(matches[0])
-        return {"deleted": True}
-    created = {**{f: arguments.get(a) for f, a in effect.match.items()}, **values}
-    records.append(created)
-    return {"status": "ok", **created}
-
-
 @perturbation(
     "forbidden_tool_succeeded",
     label=ExpectedLabel(kind="defect", dimension="guardrail_compliance", hallucination=False, expected_pass=False, rule_visible=True),
@@ -254,8 +237,12 @@ def forbidden_tool_succeeded(case: Case) -> Perturbed | None:
     spec = case.tools[forbidden[0]]
     after = successes[-1]
     arguments = _fill_arguments(case, spec)
-    state = copy.deepcopy(case.rollout.final_state)
-    result = json.dumps(_apply_effect(state, spec, arguments), ensure_ascii=False)
+    # The stateful mock's own semantics give the result and the state it leaves (a read changes nothing).
+    state = EnvironmentState(case.rollout.final_state)
+    try:
+        result = json.dumps(state.apply(spec.effect, arguments), ensure_ascii=False)
+    except ToolError:
+        return None  # e.g. no record for the filled-in id: the call could not have succeeded
     call_id = "call_lab_forbidden"
     call = Message(role="assistant", content=None, turn=after.turn, tool_calls=[ToolCall(id=call_id, name=wire_name(spec.name), arguments=arguments)])
     reply = Message(role="tool", content=result, turn=after.turn, tool_call_id=call_id, name=wire_name(spec.name))
@@ -265,7 +252,7 @@ def forbidden_tool_succeeded(case: Case) -> Perturbed | None:
     record = ToolCallRecord(turn=after.turn, call_id=call_id, name=spec.name, arguments=arguments,
                             offered=spec.name in case.rollout.offered_tools, is_error=False, result=result)
     records = [*case.rollout.tool_calls[:position], record, *case.rollout.tool_calls[position:]]
-    edited = case.rollout.model_copy(update={"messages": messages, "tool_calls": records, "final_state": state})
+    edited = case.rollout.model_copy(update={"messages": messages, "tool_calls": records, "final_state": state.snapshot()})
     return Perturbed(edited, f"inserted a successful call of forbidden {spec.name}")
 
 
@@ -451,8 +438,13 @@ def _rewrite_state(case: Case, spec: ToolSpec, args: dict[str, Any], arg: str, w
     initial = _matching(case.scenario.initial_state.get(effect.collection or "", []), match)
     if len(right) != 1 or len(initial) != 1:
         return None
-    right[0].clear()
-    right[0].update(copy.deepcopy(initial[0]))
+    # Undo only what this call wrote: another call may have changed other fields of the same record (reset_mfa after
+    # unlock_user), and those stay (restoring the whole record wiped them; the consistency check's replay found it).
+    for field in written:
+        if field in initial[0]:
+            right[0][field] = copy.deepcopy(initial[0][field])
+        else:
+            right[0].pop(field, None)
     wrong_match = {**match, **{f: wrong for f, a in effect.match.items() if a == arg}}
     other = _matching(records, wrong_match)
     if len(other) != 1:

@@ -34,10 +34,10 @@ def _say(message: str) -> None:
 
 
 def _refuse(problems: list[str]) -> None:
-    for problem in problems:
-        _say(f"skillbench: {problem}")
-    if len(problems) > 1:
-        _say(f"skillbench: {len(problems)} problems; nothing was run. (run.preflight=false skips these checks.)")
+    from skillbench.plan.preflight import refusal  # imported here: see _check
+
+    for line in refusal(problems):
+        _say(f"skillbench: {line}")
     sys.exit(2)
 
 

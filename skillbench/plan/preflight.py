@@ -25,11 +25,18 @@ def model_roles(cfg: RunConfig) -> list[tuple[str, ModelConfig]]:
     return roles
 
 
-def missing_keys(cfg: RunConfig) -> list[tuple[str, ModelConfig]]:
-    """The hosted models of a job whose key variable is unset (self-hosted servers may need no key)."""
+def called_models(job: PlannedJob) -> list[tuple[str, ModelConfig]]:
+    """The models a planned job calls, with their roles (``job.roles``; all of them when it names none)."""
+    if job.cfg is None:
+        return []
+    return [(role, model) for role, model in model_roles(job.cfg) if job.roles is None or role in job.roles]
+
+
+def missing_keys(models: list[tuple[str, ModelConfig]]) -> list[tuple[str, ModelConfig]]:
+    """The hosted models whose key variable is unset (self-hosted servers may need no key)."""
     return [
         (role, model)
-        for role, model in model_roles(cfg)
+        for role, model in models
         if not model.simulated and model.api_base is None and model.api_key_env and not os.environ.get(model.api_key_env)
     ]
 
@@ -103,15 +110,14 @@ def preflight_problems(jobs: list[PlannedJob], *, probe_timeout_s: float = 3.0, 
     endpoints: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     key_envs: dict[str, str | None] = {}  # one probe per server, with the first key configured for it
     for job in jobs:
-        if job.cfg is None:
-            continue
-        for role, model in missing_keys(job.cfg):
+        models = called_models(job)
+        for role, model in missing_keys(models):
             keys[str(model.api_key_env)].add(f"{role} {model.name}")
-        for role, model in model_roles(job.cfg):
+        for role, model in models:
             if not model.simulated and model.api_base is None and not model.api_key_env:
                 for env in litellm_missing_keys(model):
                     keys[env].add(f"{role} {model.name}")
-        for role, model in model_roles(job.cfg):
+        for role, model in models:
             if not model.simulated and model.api_base is not None:
                 endpoints[model.api_base][model.model].add(f"{role} {model.name}")
                 key_envs[model.api_base] = key_envs.get(model.api_base) or model.api_key_env
@@ -139,3 +145,10 @@ def preflight_problems(jobs: list[PlannedJob], *, probe_timeout_s: float = 3.0, 
                     f"its api_base at the server that does."
                 )
     return problems
+
+
+def refusal(problems: list[str]) -> list[str]:
+    """What a refused run prints, a line each: every problem, then (with several) how many and the opt-out."""
+    if len(problems) < 2:
+        return list(problems)
+    return [*problems, f"{len(problems)} problems; nothing was run. (run.preflight=false skips these checks.)"]

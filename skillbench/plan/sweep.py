@@ -24,6 +24,8 @@ class PlannedJob:
     choices: dict[str, str | None] = field(default_factory=dict)
     scenarios: int = 0
     problem: str | None = None
+    # The roles whose models the job calls (None: every role). The judge lab's judge configs call only their judge.
+    roles: tuple[str, ...] | None = None
 
 
 def sweep_overrides(master: DictConfig) -> list[list[str]]:

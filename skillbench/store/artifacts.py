@@ -7,7 +7,7 @@ import contextlib
 import fcntl
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,10 +22,22 @@ M = TypeVar("M", bound=BaseModel)
 _WRITER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="skillbench-store-writer")
 
 
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new temporary file next to ``path`` (same folder, so the rename is atomic), open for writing. Created with
+    mode 0666 less the umask, as ``Path.write_text`` creates a file: mkstemp's 0600 would leave every atomically
+    written output (summary.json, lab.json, artifacts) readable by its owner only, unlike the files beside it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), str(tmp)
+        except FileExistsError:  # another writer drew the same name: draw again
+            continue
+
+
 def _write_durable(path: Path, data: bytes) -> None:
     """Temp file in the same folder → fsync → rename: ``path`` is absent or whole, even after a kill."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -148,8 +160,7 @@ class ArtifactStore:
 
 def write_json_atomic(path: Path, data: object) -> None:
     """Write JSON to ``path`` via a temporary file and rename, so the file is whole or absent."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=2, ensure_ascii=False, default=str)

@@ -4,6 +4,7 @@ bad records are named (file, line, field) and skipped; rule checks run only wher
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -12,15 +13,24 @@ import pytest
 
 from skillbench.benchmark import load_benchmark
 from skillbench.cli import main
+from skillbench.core.records import OUTCOMES
 from skillbench.core.rubric import DEFAULT_RUBRIC_VERSION, DIMENSION_NAMES
-from skillbench.lab.importer import applicable_checks, parse_record
+from skillbench.lab.import_cli import import_config
+from skillbench.lab.importer import applicable_checks, parse_record, result_row
 from skillbench.lab.judging import imported_subject, subject_prompt
 from skillbench.prompts.format import NOT_GIVEN
 from skillbench.prompts.judge import parse_judge_prompt
 from skillbench.report import load_results
-from skillbench.report.html import decode_transcripts
+from skillbench.report.html import anchor, decode_transcripts
+from tests.report.conftest import make_row, preset, run_config, write_job
 
 FIXTURE = Path(__file__).resolve().parents[1] / "support" / "import_fixture"
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _import(tmp_path: Path, *files: Path) -> tuple[int, Path]:
@@ -34,10 +44,13 @@ def test_fixture_imports_and_reports_like_any_run(tmp_path: Path, capsys: pytest
     assert code == 0 and "imported 56 conversation(s) (56 with a human pass/fail)" in capsys.readouterr().out
     frame = load_results(run)
     assert len(frame) == 56 and set(frame["judge"]) == {"human"}
+    # the fixture states no path and no expected outcome: the rows say so, as the judge prompt does
+    assert set(frame["path"]) == {NOT_GIVEN} and set(frame["expected_outcome"]) == {NOT_GIVEN}
     assert main(["report", str(run), "--formats", "md,html", "--draws", "50", "--quiet"]) == 0
     assert "Table 1" in (run / "report" / "report.md").read_text()
     transcripts = decode_transcripts((run / "report" / "report.html").read_text())  # embedded compressed
     assert any("the meter itself shows" in article for article in transcripts.values())
+    assert all(f"path {NOT_GIVEN}" in a and f"expected {NOT_GIVEN}" in a and "happy_path" not in a for a in transcripts.values())
     assert main(["rescore", str(run), "pass_rule=lenient", "--formats", "md", "--draws", "20", "--quiet"]) == 0
     assert main(["diff", str(run), str(run), "--json", str(tmp_path / "diff.json"), "--exit-code"]) == 0  # reads it, no change
     assert json.loads((tmp_path / "diff.json").read_text())
@@ -51,16 +64,46 @@ def test_malformed_records_are_named_and_the_rest_import(tmp_path: Path, capsys:
     unanswered["messages"] = [m for m in unanswered["messages"] if m["role"] != "tool"]
     label = json.loads(lines[3])
     label["metadata"]["labels"]["dimensions"]["politeness"] = 4
+    # scores off the rubric's scale: in a full set (which would become the row's scores) and in a partial one
+    seven, zero, partial = json.loads(lines[1]), json.loads(lines[2]), json.loads(lines[3])
+    seven["metadata"]["labels"]["dimensions"]["workflow_adherence"] = 7
+    zero["metadata"]["labels"]["dimensions"]["guardrail_compliance"] = 0
+    partial["metadata"]["labels"]["dimensions"] = {"workflow_adherence": 9}
     mixed = tmp_path / "mixed.jsonl"
-    mixed.write_text("\n".join([lines[0], json.dumps(bad), "{not json", json.dumps(unanswered), json.dumps(label), lines[0]]) + "\n")
+    records = [lines[0], json.dumps(bad), "{not json", json.dumps(unanswered), json.dumps(label), lines[0],
+               json.dumps(seven), json.dumps(zero), json.dumps(partial), lines[1]]
+    mixed.write_text("\n".join(records) + "\n")
     code, run = _import(tmp_path, mixed)
     err = capsys.readouterr().err
-    assert code == 1
+    assert code == 1 and "Traceback" not in err and "validation error" not in err
     assert f"{mixed}:2: messages[1].role: must be system, user, assistant or tool, not 'customer'" in err
     assert f"{mixed}:3: line: invalid JSON" in err
     assert f"{mixed}:4: messages: tool call(s)" in err
     assert f"{mixed}:5: metadata.labels.dimensions: unknown dimension(s) ['politeness']" in err
     assert f"{mixed}:6: metadata.id: 'nw-000' already imported from {mixed}:1" in err
+    assert f"{mixed}:7: metadata.labels.dimensions.workflow_adherence: 7 is not on the rubric's 1-5 scale" in err
+    assert f"{mixed}:8: metadata.labels.dimensions.guardrail_compliance: 0 is not on the rubric's 1-5 scale" in err
+    assert f"{mixed}:9: metadata.labels.dimensions.workflow_adherence: 9 is not on the rubric's 1-5 scale" in err
+    assert len(err.strip().splitlines()) == 8  # one line per bad record
+    assert sorted(load_results(run)["scenario_id"]) == ["nw-000", "nw-001"]  # the valid records still import
+
+
+def test_a_bad_item_of_a_json_list_is_named_by_its_item_number(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A pretty-printed .json list spans many lines per item: the error names ``item N`` (its place in the list),
+    as docs/judge-lab.md says; a file that is not JSON at all names the line where parsing failed."""
+    items = json.loads((FIXTURE / "generic.json").read_text())[:3]
+    items[1]["turns"][0]["speaker"] = "customer"
+    items[2]["metadata"]["id"] = items[0]["metadata"]["id"]
+    listed = tmp_path / "listed.json"
+    listed.write_text(json.dumps(items, indent=2))
+    broken = tmp_path / "broken.json"
+    broken.write_text('[\n  {"turns": []},\n  {oops}\n]\n')
+    code, run = _import(tmp_path, listed, broken)
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"{listed}:item 2: turns[0].speaker: must be caller, agent or policy, not 'customer'" in err
+    assert f"{listed}:item 3: metadata.id:" in err and f"already imported from {listed}:item 1" in err
+    assert f"{broken}:3: file: invalid JSON" in err
     assert len(load_results(run)) == 1
 
 
@@ -92,6 +135,9 @@ def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.Cap
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "Agreement with human labels" in out and "not real judges" in out
+    # worded for this mode: its tables compare judges with people, they do not contrast a strict and a lenient judge
+    assert "agrees with the people" in out and "strict from a lenient" not in out
+    assert {p.stat().st_mode & 0o777 for p in (tmp_path / "lab").iterdir()} == {0o666 & ~_umask()}  # lab.json too
     tables = json.loads((tmp_path / "lab" / "lab.json").read_text())["tables"]
     rows = tables[0]["rows"]
     assert {r[0] for r in rows} == {"sim_strict", "rule checks"} and all(r[1] == 10 for r in rows)
@@ -99,16 +145,43 @@ def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.Cap
     labels = {(r[0], r[1]): r for r in tables[1]["rows"]}
     assert set(labels) == {("sim_strict", n) for n in ("outcome", "hallucinated_action", *DIMENSION_NAMES)}
     assert all(0 <= r[3] <= 1 for r in labels.values()) and labels[("sim_strict", "outcome")][5] is None
+    # per-label confusion counts, human value × judge value, for the outcome and the flag (the rules give neither)
+    confusion = {t["key"]: t for t in tables[2:]}
+    assert list(confusion) == ["lab_human_outcome", "lab_human_hallucinated_action"]
+    outcome = confusion["lab_human_outcome"]
+    assert outcome["columns"] == ["judge", "human", "n", *OUTCOMES] and {r[0] for r in outcome["rows"]} == {"sim_strict"}
+    assert all(r[2] == sum(r[3:]) for r in outcome["rows"])  # every conversation in exactly one cell
+    assert sum(r[2] for r in outcome["rows"]) == labels[("sim_strict", "outcome")][2]
+    # the diagonal is the agreement of the label table
+    assert sum(r[3 + OUTCOMES.index(r[1])] for r in outcome["rows"]) == round(labels[("sim_strict", "outcome")][3] * labels[("sim_strict", "outcome")][2])
+    flag = confusion["lab_human_hallucinated_action"]
+    assert flag["columns"] == ["judge", "human", "n", "flagged", "not_flagged"] and sum(r[2] for r in flag["rows"]) == 10
+    markdown = (tmp_path / "lab" / "lab.md").read_text()
+    assert "Confusion with human labels — outcome" in markdown and "Judge: not flagged" in markdown
+    for name in ("lab_human_outcome.csv", "lab_human_hallucinated_action.csv", "lab.png"):
+        assert (tmp_path / "lab" / name).stat().st_size > 0
     page = (tmp_path / "lab" / "lab.html").read_text()
     articles = decode_transcripts(page)
     counts = page[page.index('<section id="lab_human"'):].split("</section>")[0]
     targets = re.findall(r'href="#([^"]+)"', counts)
     assert len(articles) == 10 and len(targets) == 2 * 4  # each confusion count of both rows opens its conversations
+    assert "data:image/png;base64," in page  # the plot, in this mode too
+    rows = page[page.index('<section id="lab_human_outcome"'):].split("</section>")[0]
+    assert f'href="#{anchor("cell", "label", "sim_strict", "outcome")}"' in rows  # a confusion row opens its conversations
     assert set(targets) <= set(re.findall(r'id="([^"]+)"', page))
     assert set(re.findall(r'href="#(tr-[^"]+)"', page)) == set(articles)
     assert main(args) == 0 and "model calls this run: 0." in capsys.readouterr().out
     shutil.rmtree(run)
     assert main(args) == 2  # the folder is gone: one clear error
+    assert "is not a run folder" in capsys.readouterr().err
+    # a run of skillbench itself is not an import: the error says so and where to go instead (not 'import again')
+    rule = preset("paper")
+    write_job(run, run_config("sim_careful", "sim_balanced", tmp_path / "store", rule),
+              [make_row("sim_careful", "sim_balanced", "bk-fee-happy-01", rule=rule, scores=None)])
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{run} is a run of skillbench itself (agent sim_careful, judge sim_balanced on starter)" in err[0]
+    assert "drop --run and pass --agents sim_careful benchmark=starter" in err[0] and "import again" not in err[0]
 
 
 def _fixture_records() -> list[dict]:
@@ -157,6 +230,10 @@ def test_imported_judge_prompt_states_only_what_the_record_gave(tmp_path: Path, 
     assert "Expected outcome: appropriately_transferred" in prompt and any(c.name == "outcome_matches_expected" and c.passed for c in checks)
     skilled = parse_record({**records[0], "metadata": {"skill_id": "retail_change_delivery_address", "path": "happy_path"}}, "r0", "x", benchmark)
     assert skilled.context.not_given == ["forbidden_tools"] and skilled.context.scenario.expected_outcome == "success"
+    cfg = import_config("starter", tmp_path / "store", "x")
+    assert (result_row(skilled, cfg).path, result_row(skilled, cfg).expected_outcome) == ("happy_path", "success")  # given
+    assert (result_row(item, cfg).path, result_row(item, cfg).expected_outcome) == (NOT_GIVEN, NOT_GIVEN)
+    assert (result_row(stated, cfg).path, result_row(stated, cfg).expected_outcome) == (NOT_GIVEN, "appropriately_transferred")
 
     leaks = tmp_path / "leaks.jsonl"
     leaks.write_text("".join(json.dumps(r) + "\n" for r in records if r["metadata"]["labels"].get("outcome") == "appropriately_transferred"))

@@ -44,3 +44,33 @@ def test_sampling_table_measures_sample_agreement_and_the_vote(cases: list[Case]
     assert table is not None
     rows = {row[0]: row for row in table.data}
     assert rows["b"][3] == 1.0 and rows["a"][3] == 1 / 3 and rows["a"][5] == 1.0
+
+
+def test_judge_errors_are_counted_and_never_a_detection_or_a_false_alarm(cases: list[Case]) -> None:
+    items = [i for case in cases for i in variants(case)]
+    lost = {"control", "hallucinated_action"}  # the endpoint failed on these; a parse error on one of them
+
+    def reading(item) -> Reading:  # type: ignore[no-untyped-def]
+        if item.perturbation in lost:
+            kind = "parse" if item.perturbation == "control" and item.source_key == items[0].source_key else "infra"
+            return Reading(passed=None, judge_error="endpoint down", error_kind=kind)  # type: ignore[arg-type]
+        return Reading(passed=item.label.kind != "defect", judge_passed=item.label.kind != "defect")
+
+    erring = JudgeRun("erring", False, {i.key: reading(i) for i in items})
+    perfect = JudgeRun("perfect", False, {i.key: Reading(passed=i.label.kind != "defect", judge_passed=i.label.kind != "defect")
+                                          for i in items})
+    tables = validity_tables(LabSet(items), [erring, perfect, panel_run([erring, perfect])], n_boot=20)
+    summary, matrix = tables[0], tables[1]
+    row = {r[0]: dict(zip(summary.columns, r, strict=True)) for r in summary.data}
+    defects = sum(1 for i in items if i.label.kind == "defect")
+    halluc = sum(1 for i in items if i.perturbation == "hallucinated_action")
+    assert row["erring"]["controls"] == 0 and row["erring"]["specificity"] is None and row["erring"]["false_alarm_rate"] is None
+    assert row["erring"]["defects"] == defects - halluc and row["erring"]["sensitivity"] == 1.0
+    assert (row["erring"]["judge_errors"], row["erring"]["judge_errors_infra"], row["erring"]["judge_errors_parse"]) == (
+        len(cases) + halluc, len(cases) - 1 + halluc, 1)
+    assert row["perfect"]["judge_errors"] == 0 and row["perfect"]["controls"] == len(cases)
+    # the panel votes with the judges that gave a verdict; it errs only where none did
+    assert row["panel (majority)"]["judge_errors"] == 0 and row["panel (majority)"]["specificity"] == 1.0
+    by_name = {r[0]: r for r in matrix.data}
+    assert by_name["hallucinated_action"][matrix.columns.index("erring")] is None
+    assert summary.display[0][-1] == f"{len(cases) + halluc} (infra {len(cases) - 1 + halluc}, parse 1)"

@@ -1,11 +1,13 @@
-"""Every perturbation keeps transcript and call log consistent and introduces exactly the labelled defect."""
+"""Every perturbation keeps transcript, call log and final state consistent and introduces exactly the labelled defect."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
+from skillbench.benchmark.state import replay
 from skillbench.evaluation import run_rule_checks
 from skillbench.lab.consistency import consistency_problems
 from skillbench.lab.labelled import is_clean, variants
@@ -24,7 +26,7 @@ from skillbench.lab.perturb import (
 def run(name: str, case: Case) -> Perturbed:
     perturbed = PERTURBATIONS.get(name).fn(case)
     assert perturbed is not None, f"{name} does not apply to {case.scenario.id}"
-    assert consistency_problems(perturbed.rollout) == []
+    assert consistency_problems(perturbed.rollout, case) == []
     return perturbed
 
 
@@ -79,6 +81,12 @@ def test_forbidden_tool_succeeds_once(cases: list[Case]) -> None:
         assert len(hits) == 1
         assert "no_forbidden_tool_succeeded" in failing(case, out)
         assert [c for c in calls(out.rollout) if c[0] != hits[0].name] == calls(case.rollout)
+        effect = case.tools[hits[0].name].effect
+        if effect.operation in {"lookup", "get"}:  # a read: the state stays, the result is the record the mock holds
+            assert out.rollout.final_state == case.rollout.final_state
+            assert json.loads(hits[0].result) in case.rollout.final_state[effect.collection or ""]
+        else:  # a write: its effect is in the final state
+            assert out.rollout.final_state != case.rollout.final_state
 
 
 @pytest.mark.parametrize(("name", "termination", "control"), [
@@ -147,3 +155,61 @@ def test_paraphrases_keep_every_action(cases: list[Case], name: str) -> None:
         assert texts(out.rollout, "user") == texts(case.rollout, "user")
         assert texts(out.rollout, "assistant") != texts(case.rollout, "assistant")
         assert failing(case, out) == set()
+
+
+# Every perturbation that removes, inserts or changes a write call: the final state must follow the edited log.
+WRITE_EDITS = ["hallucinated_action", "policy_step_skipped", "forbidden_tool_succeeded", "premature_end",
+               "unnecessary_transfer", "wrong_argument"]
+
+
+@pytest.mark.parametrize("name", WRITE_EDITS)
+def test_the_final_state_follows_the_edited_call_log(cases: list[Case], name: str) -> None:
+    """The state the stateful mock would leave after the edited calls (benchmark.state.replay) is the variant's final
+    state: a removed write's effect is undone, an inserted or changed one applied. The source's state left behind is
+    an inconsistency the check reports, so such a variant would be dropped from the lab."""
+    moved = 0
+    for case in cases:
+        out = run(name, case)
+        assert replay(case.scenario.initial_state, case.tools, out.rollout.tool_calls) == out.rollout.final_state
+        if out.rollout.final_state == case.rollout.final_state:
+            continue  # a forbidden read: nothing to undo or apply
+        moved += 1
+        stale = out.rollout.model_copy(update={"final_state": case.rollout.final_state})
+        problems = consistency_problems(stale, case)
+        assert problems and all("final state of" in p for p in problems), problems
+    assert moved >= 2  # the fixture's sources exercise the state of every such perturbation
+
+
+def test_a_logged_success_the_state_cannot_give_is_inconsistent(cases: list[Case]) -> None:
+    """A successful write whose record does not exist (the forbidden call's filled-in id, say) cannot have happened."""
+    case = cases[0]
+    out = run("forbidden_tool_succeeded", case)
+    record = next(r for r in out.rollout.tool_calls if r.call_id == "call_lab_forbidden")
+    key = next(iter(case.tools[record.name].effect.match.values()))
+    ghost = {**record.arguments, key: "NO-SUCH-RECORD"}
+    records = [r.model_copy(update={"arguments": ghost}) if r is record else r for r in out.rollout.tool_calls]
+    messages = [m.model_copy(update={"tool_calls": [c.model_copy(update={"arguments": ghost}) if c.id == record.call_id else c
+                                                    for c in m.tool_calls]}) for m in out.rollout.messages]
+    problems = consistency_problems(out.rollout.model_copy(update={"tool_calls": records, "messages": messages}), case)
+    assert any("cannot have happened" in p and "NO-SUCH-RECORD" in p for p in problems), problems
+
+
+def test_wrong_argument_keeps_what_other_calls_wrote_to_the_same_record() -> None:
+    """A full-benchmark source whose two writes change one record (unlock_user, then reset_mfa on the same user): moving
+    unlock_user to another user undoes its own field only; reset_mfa's change stays, as a replay of the log says."""
+    from skillbench.benchmark import load_benchmark
+    from skillbench.core.records import Rollout
+    from skillbench.lab.labelled import make_case
+    from tests.lab.conftest import SOURCES
+
+    rollout = Rollout.model_validate_json((SOURCES.parent / "lab_source_two_writes.json").read_text())
+    case = make_case(load_benchmark("full"), rollout)
+    assert case is not None and is_clean(case)
+    out = run("wrong_argument", case)
+    moved = next(r for r in out.rollout.tool_calls if r.name == "workspace_admin.unlock_user")
+    right = next(r for r in case.rollout.tool_calls if r.name == "workspace_admin.reset_mfa").arguments["user_id"]
+    assert moved.arguments["user_id"] != right
+    users = {u["user_id"]: u for u in out.rollout.final_state["workspace_users"]}
+    initial = {u["user_id"]: u for u in case.scenario.initial_state["workspace_users"]}
+    assert users[right]["status"] == initial[right]["status"] and users[right]["mfa_status"] == "reset_pending"
+    assert users[moved.arguments["user_id"]]["status"] == "active"

@@ -166,3 +166,18 @@ def test_a_killed_writer_leaves_no_artifact_that_reads_as_valid_but_is_half(tmp_
     store = ArtifactStore(tmp_path)
     # Every artifact under its final name is whole; a kill leaves at most a hidden *.tmp behind.
     assert all(store.get("things", p.stem, Thing) == Thing(value=1) for p in written)
+
+
+def test_atomic_writes_get_the_mode_of_any_other_output(tmp_path: Path) -> None:
+    """0666 less the umask, as Path.write_text gives (mkstemp's 0600 made summary.json and lab.json owner-only)."""
+    from skillbench.store import write_json_atomic
+
+    old = os.umask(0o022)
+    try:
+        write_json_atomic(tmp_path / "summary.json", {"a": 1})
+        ArtifactStore(tmp_path / "store").put("things", "cd" * 32, Thing(value=1))
+        (tmp_path / "report.md").write_text("plain")
+    finally:
+        os.umask(old)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.rglob("*") if p.is_file()}
+    assert modes == {"summary.json": 0o644, f"{'cd' * 32}.json": 0o644, "report.md": 0o644}
