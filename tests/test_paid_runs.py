@@ -92,6 +92,30 @@ def test_preflight_lists_missing_key_and_dead_endpoint_for_the_whole_sweep(tmp_p
     assert not files(tmp_path)
 
 
+@pytest.mark.parametrize("agents", ["sim_careful,sim_carefull", "sim_carefull,sim_careful"], ids=["second", "first"])
+def test_a_typo_inside_a_sweep_list_is_listed_with_the_other_problems(tmp_path: Path, run: Run, agents: str) -> None:
+    # One value of the list names no file: that job is a problem like any other; the rest are still checked.
+    result = run(tmp_path, f"agent={agents}", "judge=sim_balanced,gemma4", f"judge.api_base={dead_url()}", "-m")
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith("skillbench: unknown agent 'sim_carefull': did you mean sim_careful"), result.stderr
+    assert sum("unknown agent" in line for line in lines) == 1  # two jobs have it, said once
+    assert any("does not answer" in line and "judge gemma4" in line for line in lines), result.stderr
+    assert lines[-1] == "skillbench: 2 problems; nothing was run. (run.preflight=false skips these checks.)"
+    assert "Traceback" not in result.stderr
+    assert not files(tmp_path)
+
+
+@pytest.mark.parametrize("preflight", ["true", "false"])
+def test_a_sweep_of_no_job_is_refused_without_a_folder(tmp_path: Path, run: Run, preflight: str) -> None:
+    result = run(tmp_path, "agent=glob(nomatch*)", f"run.preflight={preflight}", "-m")
+    assert result.returncode == 2, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("skillbench: sweep value 'agent=glob(nomatch*)' gives no value, so the sweep has no job.")
+    assert "sim_careful" in line
+    assert not files(tmp_path)
+
+
 def test_preflight_checks_the_served_model_name_and_passes_a_live_server(tmp_path: Path, run: Run) -> None:
     with stub_server(conversation_script, models=("some/other-model",)) as wrong:
         result = run(tmp_path, "agent=qwen3_5_9b", f"agent.api_base={wrong.base_url}", "benchmark.limit=1")

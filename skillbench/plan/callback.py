@@ -70,7 +70,10 @@ class PlanCallback(Callback):
     def _check(self, master: DictConfig) -> None:
         dry_run = bool(OmegaConf.select(master, "run.dry_run", default=False))
         preflight = bool(OmegaConf.select(master, "run.preflight", default=True))
+        multirun = "MULTIRUN" in str(OmegaConf.select(master, "hydra.mode"))
         if not (dry_run or preflight):
+            if multirun:  # even unchecked, a sweep of 0 jobs is refused here, before Hydra makes its folder
+                self._count_jobs(master)
             return
         # Imported here: the app imports this module at start-up, and `--help` must not load the engine or MCP.
         from skillbench.plan.preflight import preflight_problems
@@ -81,11 +84,11 @@ class PlanCallback(Callback):
             composed = compose_jobs(master)
         except SkillbenchError as exc:
             _refuse([str(exc)])
-        except Exception as exc:  # a sweep Hydra cannot expand: Hydra's own launch will report it
+        except Exception as exc:  # a sweep Hydra cannot expand (an unsupported sweep type): Hydra's launch reports it
             log.debug("could not compose the sweep up front: %s", exc)
             return
-        multirun = len(composed) > 1 or "MULTIRUN" in str(OmegaConf.select(master, "hydra.mode"))
-        real = any(not _simulated(job.cfg) for job in composed)
+        multirun = multirun or len(composed) > 1
+        real = any(job.cfg is not None and not _simulated(job.cfg) for job in composed)
         if (multirun or real) and sys.stderr.isatty():  # said at once to a person; logs stay one line per problem
             _say(f"skillbench: checking {len(composed)} job(s) before the first call"
                  f"{' (dry run)' if dry_run else ''}...")
@@ -100,6 +103,18 @@ class PlanCallback(Callback):
             _refuse(problems)
         if real:
             self._announce(jobs, master, time.perf_counter() - started)
+
+    @staticmethod
+    def _count_jobs(master: DictConfig) -> None:
+        """The sweep's size for "job k of N" (refused when it has no job), without composing any job."""
+        from skillbench.plan.sweep import sweep_overrides
+
+        try:
+            os.environ[SWEEP_JOBS_ENV] = str(len(sweep_overrides(master)))
+        except SkillbenchError as exc:
+            _refuse([str(exc)])
+        except Exception as exc:  # Hydra's launch reports a sweep it cannot expand
+            log.debug("could not expand the sweep up front: %s", exc)
 
     @staticmethod
     def _outputs(master: DictConfig) -> Path:
