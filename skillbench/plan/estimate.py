@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, Field
 
 from skillbench.config.schema import LlmMock, ModelConfig, RunConfig
+from skillbench.engine.results import role_simulated
 from skillbench.models.litellm_setup import get_litellm
 from skillbench.plan.sweep import PlannedJob
 from skillbench.store import content_hash, result_settings
@@ -119,15 +120,15 @@ def _summaries(outputs: Path) -> list[dict[str, Any]]:
 
 
 def calibrate(outputs: Path, benchmark: str) -> dict[str, RoleProfile]:
-    """Per role, the averages measured by stored jobs of the same benchmark with real models."""
+    """Per role, the averages measured by stored jobs of the same benchmark where that role's model was real
+    (a simulated model's calls and tokens say nothing about a real one's; a summary that does not say is skipped)."""
     # conversations, calls, prompt, completion, latency, jobs, billed calls, cached prompt
     totals: dict[str, list[float]] = defaultdict(lambda: [0.0] * 8)
     for summary in _summaries(outputs):
         if summary.get("benchmark") != benchmark or not summary.get("scenarios"):
             continue
         for role, usage in (summary.get("usage") or {}).items():
-            real = not summary.get({"agent": "simulated_agent", "judge": "simulated_judge"}.get(role, ""), False)
-            if not real or not usage.get("calls") or not usage.get("prompt_tokens"):
+            if role_simulated(summary, role) is not False or not usage.get("calls") or not usage.get("prompt_tokens"):
                 continue
             t = totals[role]
             t[0] += summary["scenarios"]
