@@ -46,3 +46,9 @@ def test_a_fully_cached_job_does_not_import_litellm(tmp_path: Path) -> None:
     assert "litellm" not in _imported([*job, "hydra.run.dir=second"], tmp_path)
     usage = json.loads((tmp_path / "second" / "summary.json").read_text())["usage"]
     assert usage["agent"]["calls"] == usage["judge"]["calls"] == 0 < usage["agent"]["cache_hits"]
+
+
+def test_the_dry_run_of_the_paper_grid_does_not_import_litellm(tmp_path: Path) -> None:
+    # Prices come from litellm's bundled price map file; importing litellm was most of the dry run's time.
+    args = ["-m", "skillbench", "experiment=paper_grid", "run.dry_run=true", f"store.root={tmp_path / 'store'}"]
+    assert _imported(args, tmp_path).isdisjoint(HEAVY)

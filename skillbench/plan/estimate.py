@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from skillbench.config.schema import LlmMock, ModelConfig, RunConfig
 from skillbench.engine.results import role_simulated
-from skillbench.models.litellm_setup import get_litellm
+from skillbench.models.litellm_setup import price_map
 from skillbench.plan.sweep import PlannedJob
 from skillbench.store import content_hash, result_settings
 
@@ -97,7 +97,7 @@ def token_prices(model: ModelConfig) -> TokenPrices | None:
     them); a self-hosted model the map does not know costs $0 per token; None: unknown price."""
     if model.simulated:
         return FREE
-    cost_map = get_litellm().model_cost
+    cost_map = price_map()
     for name in (model.model, model.model.split("/", 1)[-1]):
         info = cost_map.get(name)
         if info:
