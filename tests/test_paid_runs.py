@@ -148,6 +148,52 @@ def test_dry_run_needs_no_keys_or_servers_and_writes_nothing(tmp_path: Path, run
     assert not files(tmp_path)
 
 
+def _announced(tmp_path: Path, *overrides: str) -> str:
+    """What the preflight says before the first call of a run of these overrides (stderr)."""
+    import io
+    from contextlib import redirect_stderr
+
+    from omegaconf import OmegaConf
+
+    from skillbench.plan.callback import PlanCallback
+    from tests.plan.test_estimate_vs_run import _plan
+
+    master = OmegaConf.create({"run": {"budget_usd": None}, "store": {"root": str(tmp_path / "outputs" / "store")}})
+    for item in overrides:
+        if item.startswith("run.budget_usd="):
+            master.run.budget_usd = float(item.split("=", 1)[1])
+    err = io.StringIO()
+    with redirect_stderr(err):
+        PlanCallback()._announce(_plan(*[o for o in overrides if not o.startswith("run.budget_usd=")]), master, 0.1)
+    return err.getvalue()
+
+
+def test_a_model_litellm_cannot_price_is_said_plainly_and_small_budgets_keep_their_digits(tmp_path: Path) -> None:
+    custom = ("agent=custom", "agent.model=anthropic/claude-not-in-the-map", "agent.api_key_env=SOME_KEY")
+    said = _announced(tmp_path, *custom, "run.budget_usd=0.004").splitlines()
+    assert len(said) == 2, said
+    assert "(budget $0.004)" in said[0] and "about $0.00 for the priced models" in said[0]
+    assert said[1].startswith("skillbench: warning: litellm has no price for anthropic/claude-not-in-the-map (agent), "
+                              "so its calls count as $0 and run.budget_usd cannot stop its spend. Fix: ")
+    assert "+agent.params.input_cost_per_token=" in said[1] and "+agent.params.output_cost_per_token=" in said[1]
+    priced = _announced(tmp_path, *custom, "+agent.params.input_cost_per_token=1e-06",
+                        "+agent.params.output_cost_per_token=2e-06", "run.budget_usd=0.004")
+    assert "warning" not in priced and "for the priced models" not in priced, priced
+    assert "no price" not in _announced(tmp_path, "agent=gpt5", "run.budget_usd=1")
+
+
+def test_prices_in_a_model_config_are_what_litellm_bills(tmp_path: Path, run: Run) -> None:
+    # A model the map does not know, priced in its config: litellm's custom pricing bills each call with it.
+    with stub_server(conversation_script, models=("unpriced-x",)) as live:
+        result = run(tmp_path, "agent=custom", "agent.model=hosted_vllm/unpriced-x", f"agent.api_base={live.base_url}",
+                     "+agent.params.input_cost_per_token=0.001", "+agent.params.output_cost_per_token=0.002",
+                     "benchmark.limit=1", "hydra.run.dir=outputs/job", "run.max_infra_error_share=1.0")
+    assert result.returncode == 0, result.stderr[-2000:]
+    agent = json.loads((tmp_path / "outputs" / "job" / "summary.json").read_text())["usage"]["agent"]
+    assert agent["calls"] > 0
+    assert agent["cost_usd"] == pytest.approx(agent["prompt_tokens"] * 0.001 + agent["completion_tokens"] * 0.002)
+
+
 def _rows(job: Path) -> int:
     return len((job / "results.jsonl").read_text().splitlines())
 

@@ -132,17 +132,34 @@ class PlanCallback(Callback):
         sys.exit(0)
 
     def _announce(self, jobs: list[PlannedJob], master: DictConfig, checked_s: float) -> None:
-        """The estimate's total, printed before any paid call."""
+        """The estimate's total, printed before any paid call; a model litellm cannot price is said plainly,
+        since its calls count as $0 in the recorded cost and the budget."""
+        from skillbench.core.money import usd
         from skillbench.plan.estimate import estimate_run
 
         estimate = estimate_run(jobs, self._outputs(master))
         budget = OmegaConf.select(master, "run.budget_usd", default=None)
+        unpriced = [line for line in estimate.models if line.cost_usd is None]
         _say(
             f"skillbench: preflight passed in {checked_s:.1f} s: {len(jobs)} job(s), about {estimate.calls:,} model "
-            f"calls, about ${estimate.cost_usd:,.2f}"
-            + (f" (budget ${float(budget):,.2f})" if budget is not None else " (no budget: set run.budget_usd)")
+            f"calls, about {usd(estimate.cost_usd)}" + (" for the priced models" if unpriced else "")
+            + (f" (budget {usd(float(budget))})" if budget is not None else " (no budget: set run.budget_usd)")
             + ". Details: add run.dry_run=true."
         )
+        for line in unpriced:
+            keys = [_ROLE_KEYS.get(role, role) for role in line.roles]
+            stake = ("run.budget_usd cannot stop its spend" if budget is not None
+                     else "the estimate, the progress and the reports leave its spend out")
+            _say(
+                f"skillbench: warning: litellm has no price for {line.model} ({', '.join(keys)}), so its calls count "
+                f"as $0 and {stake}. Fix: give it litellm prices in dollars per token, e.g. "
+                f"+{keys[0]}.params.input_cost_per_token=3e-06 +{keys[0]}.params.output_cost_per_token=1.5e-05 "
+                "(litellm bills every call with them), or accept that its spend is not counted."
+            )
+
+
+# Estimate roles -> the config key of the model that plays them.
+_ROLE_KEYS = {"agent": "agent", "user": "user_sim", "judge": "judge", "mock": "mock.llm"}
 
 
 def _simulated(cfg: DictConfig) -> bool:
