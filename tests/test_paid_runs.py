@@ -106,6 +106,20 @@ def test_a_typo_inside_a_sweep_list_is_listed_with_the_other_problems(tmp_path: 
     assert not files(tmp_path)
 
 
+def test_a_model_string_litellm_cannot_route_is_a_preflight_problem(tmp_path: Path, run: Run) -> None:
+    custom = ("agent=custom", "agent.model=notaprovider/foo", "agent.api_key_env=SOME_KEY")
+    result = run(tmp_path, *custom, "judge=gemma4", f"judge.api_base={dead_url()}", SOME_KEY="sk-fake-local")
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert any(line.startswith("skillbench: litellm cannot route model 'notaprovider/foo' (LLM Provider NOT provided); "
+                               "needed by agent custom. Fix: ") for line in lines), result.stderr
+    assert any("does not answer" in line for line in lines) and lines[-1].startswith("skillbench: 2 problems")
+    assert not files(tmp_path)
+    dry = run(tmp_path, *custom, "run.dry_run=true")  # no run could call it: the dry run refuses it too
+    assert dry.returncode == 2 and "litellm cannot route model 'notaprovider/foo'" in dry.stderr, dry.stderr
+    assert not files(tmp_path)
+
+
 @pytest.mark.parametrize("preflight", ["true", "false"])
 def test_a_sweep_of_no_job_is_refused_without_a_folder(tmp_path: Path, run: Run, preflight: str) -> None:
     result = run(tmp_path, "agent=glob(nomatch*)", f"run.preflight={preflight}", "-m")

@@ -123,10 +123,13 @@ class PlanCallback(Callback):
 
     def _dry_run(self, jobs: list[PlannedJob], master: DictConfig) -> None:
         from skillbench.plan.estimate import estimate_run, format_estimate
+        from skillbench.plan.preflight import routing_problems
 
-        problems = [job.problem for job in jobs if job.problem]
-        if problems:  # a dry run still refuses what no run could do; keys and servers are not needed
-            _refuse(sorted(set(problems)))
+        # A dry run still refuses what no run could do (a bad config, benchmark or model string); keys and
+        # servers are not needed.
+        problems = list(dict.fromkeys(job.problem for job in jobs if job.problem)) + routing_problems(jobs)
+        if problems:
+            _refuse(problems)
         print(format_estimate(estimate_run(jobs, self._outputs(master))), flush=True)
         _say("skillbench: dry run: nothing was called and no folder was written.")
         sys.exit(0)
