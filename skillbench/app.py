@@ -23,6 +23,7 @@ from skillbench.engine.progress import BudgetReached, SweepPosition
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
 from skillbench.plan import completion
 from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV
+from skillbench.plan.hydra_errors import argv_problem, sweep_note
 from skillbench.plan.hydra_errors import install as install_hydra_errors
 from skillbench.plan.outcome import INTERRUPTED_FILE, STOPPED_FILE, job_failure, sweep_spent_usd
 from skillbench.store import write_json_atomic
@@ -172,14 +173,28 @@ def shell_completion() -> None:
         sys.exit(0)
 
 
+def check_command_line(prog: str = "python -m skillbench") -> None:
+    """Before Hydra parses the command line: a bad one is one line with the fix, exit 2 (Hydra prints its usage
+    or a traceback); ``--cfg`` on a sweeping config gets a note saying what the sweep replaces."""
+    problem = argv_problem(sys.argv[1:], prog)
+    if problem:
+        print(f"skillbench: {problem}", file=sys.stderr)
+        sys.exit(2)
+    note = sweep_note(sys.argv[1:], prog)
+    if note:
+        print(f"skillbench: {note}", file=sys.stderr, flush=True)
+
+
 def main_argv(argv: list[str]) -> int:
     """``skillbench run ...``: the same as ``python -m skillbench ...``."""
     sys.argv = [sys.argv[0] if sys.argv else "skillbench", *argv]
     shell_completion()
+    check_command_line("skillbench run")
     main()
     return 0
 
 
 if __name__ == "__main__":
     shell_completion()
+    check_command_line()
     main()
