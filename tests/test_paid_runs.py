@@ -232,6 +232,31 @@ def test_budget_stops_cleanly_keeps_rows_and_a_rerun_continues(tmp_path: Path, r
         assert len(live.requests) > calls_before
 
 
+def test_a_budget_stop_in_a_sweep_ends_the_sweep_with_its_summary_report_and_exit_3(tmp_path: Path, run: Run) -> None:
+    # Jobs 1-2 (simulated agent) finish free; job 3 (gpt-5 through the stub, billed at its listed price) spends the
+    # sweep's budget after its first conversation; job 4 does not start.
+    with stub_server(conversation_script, models=("gpt-5",)) as live:
+        result = run(tmp_path, "agent=sim_careful,gpt5", "judge=sim_balanced,sim_lenient", f"agent.api_base={live.base_url}",
+                     "benchmark.limit=3", "run.scenario_concurrency=1", "run.budget_usd=0.0001",
+                     "hydra.sweep.dir=outputs/sweep", "-m", OPENAI_API_KEY="sk-fake-local")
+    assert result.returncode == 3, result.stderr[-3000:]
+    sweep = tmp_path / "outputs" / "sweep"
+    stopped = json.loads((sweep / "2_gpt5_sim_balanced" / "stopped.json").read_text())
+    assert stopped["reason"] == "budget" and 1 <= stopped["rows_kept"] < 3
+    assert not (sweep / "3_gpt5_sim_lenient").exists()  # not started: no folder
+    lines = [line for line in result.stderr.splitlines() if line.startswith("skillbench: ")]
+    [summary] = [line for line in lines if line.startswith("skillbench: sweep: ")]
+    assert summary.startswith("skillbench: sweep: 4 job(s): 2 finished, 0 failed, 0 crashed, 1 stopped, 1 not started "
+                              "(budget spent); $"), summary
+    spent = float(summary.split("; $", 1)[1].split(" ", 1)[0])
+    assert spent == pytest.approx(stopped["spent_usd"], rel=0.05) and spent >= 0.0001  # the sweep's spend, not a share
+    assert "of the $0.0001 budget" in summary
+    assert lines[-1].startswith("skillbench: budget reached") and "run.budget_usd" in lines[-1]
+    assert "python -m skillbench agent=sim_careful,gpt5" in lines[-1] and "Traceback" not in result.stderr
+    report = (sweep / "report" / "report.md").read_text()
+    assert "unfinished" in report  # the report covers the finished jobs and shows the stopped one
+
+
 def test_dead_endpoint_job_exits_non_zero_without_preflight(tmp_path: Path, run: Run) -> None:
     result = run(tmp_path, "agent=qwen3_5_9b", f"agent.api_base={dead_url()}", "run.preflight=false",
                  "benchmark.limit=1", "run.infra_retries=0", "agent.max_retries=0", "hydra.run.dir=outputs/job")

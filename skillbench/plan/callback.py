@@ -57,15 +57,23 @@ class PlanCallback(Callback):
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         """Listed before the report callback, so (end hooks run in reverse) this runs after the report."""
-        from skillbench.plan.outcome import sweep_outcome
+        from skillbench.plan.outcome import resume_command, sweep_outcome
 
         sweep_dir = Path(str(getattr(self, "_sweep_dir", None) or config.hydra.sweep.dir))
         if not sweep_dir.is_dir():
             return
-        line, failed = sweep_outcome(sweep_dir, float(OmegaConf.select(config, "run.max_infra_error_share", default=0.5)))
-        _say(f"skillbench: {line}")
-        if failed:
-            sys.exit(1)
+        budget = OmegaConf.select(config, "run.budget_usd", default=None)
+        outcome = sweep_outcome(
+            sweep_dir, float(OmegaConf.select(config, "run.max_infra_error_share", default=0.5)),
+            planned=int(os.environ.get(SWEEP_JOBS_ENV) or 0), budget_usd=None if budget is None else float(budget),
+        )
+        _say(f"skillbench: {outcome.line}")
+        if outcome.budget_stopped:
+            _say("skillbench: budget reached; finished work is kept (the report above covers the finished jobs). "
+                 "Continue (finished work is reused, not redone) by rerunning with a higher run.budget_usd: "
+                 f"{resume_command()}")
+        if outcome.exit_code:
+            sys.exit(outcome.exit_code)
 
     def _check(self, master: DictConfig) -> None:
         dry_run = bool(OmegaConf.select(master, "run.dry_run", default=False))
