@@ -321,3 +321,21 @@ def test_supply_chain_check_passes_on_this_environment() -> None:
     result = subprocess.run([sys.executable, str(REPO / ".ci" / "check_supply_chain.py")], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert (REPO / "requirements.lock").read_text().count("--hash=sha256:") > 100
+
+
+def test_supply_chain_check_fails_on_a_rogue_pth_and_a_compromised_litellm(tmp_path: Path) -> None:
+    site = tmp_path / "site-packages"
+    (site / "litellm-1.82.8.dist-info").mkdir(parents=True)
+    (site / "litellm-1.82.8.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: litellm\nVersion: 1.82.8\n")
+    (site / "litellm-1.82.8.dist-info" / "RECORD").write_text("litellm/__init__.py,,\n")
+    (site / "rogue_init.pth").write_text("import os; os.system('true')\n")  # what the compromised releases shipped
+    check = [sys.executable, str(REPO / ".ci" / "check_supply_chain.py")]
+    result = subprocess.run([*check, "--site-packages", str(site)], capture_output=True, text=True)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "litellm 1.82.8 is a compromised release" in result.stderr
+    assert f"{site / 'rogue_init.pth'} belongs to no installed package" in result.stderr
+    (site / "rogue_init.pth").unlink()
+    (site / "litellm-1.82.8.dist-info").rename(site / "litellm-1.110.2.dist-info")
+    (site / "litellm-1.110.2.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: litellm\nVersion: 1.110.2\n")
+    clean = subprocess.run([*check, "--site-packages", str(site)], capture_output=True, text=True)
+    assert clean.returncode == 0, clean.stderr  # the same folder without them passes: the check is of the folder
