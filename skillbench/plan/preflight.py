@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from skillbench.config.schema import LlmMock, ModelConfig, RunConfig
+from skillbench.models.plugins import route_problem
 from skillbench.plan.sweep import PlannedJob
 
 # litellm prefixes that route to an OpenAI-compatible server; the server knows the model without them.
@@ -75,10 +76,6 @@ def routing_problems(jobs: list[PlannedJob]) -> list[str]:
         for role, model in model_roles(job.cfg) if job.cfg is not None else []:
             if not model.simulated and model.model not in shipped_model_strings():
                 users[model.model, model.api_base].add(f"{role} {model.name}")
-    if not users:
-        return []
-    from skillbench.models.plugins import route_problem
-
     problems: list[str] = []
     for (model, api_base), who in sorted(users.items(), key=lambda item: (item[0][0], item[0][1] or "")):
         problem = route_problem(model, api_base)
