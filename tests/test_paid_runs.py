@@ -106,6 +106,15 @@ def test_a_typo_inside_a_sweep_list_is_listed_with_the_other_problems(tmp_path: 
     assert not files(tmp_path)
 
 
+@pytest.mark.parametrize("preflight", ["true", "false"])
+def test_a_sweep_hydra_cannot_expand_is_one_line_without_a_folder(tmp_path: Path, run: Run, preflight: str) -> None:
+    result = run(tmp_path, "run.seed=interval(0,1)", f"run.preflight={preflight}", "-m")
+    assert result.returncode == 2, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert "does not support sweep type" in line and "Fix: sweep a list" in line
+    assert not files(tmp_path)
+
+
 def test_a_model_string_litellm_cannot_route_is_a_preflight_problem(tmp_path: Path, run: Run) -> None:
     custom = ("agent=custom", "agent.model=notaprovider/foo", "agent.api_key_env=SOME_KEY")
     result = run(tmp_path, *custom, "judge=gemma4", f"judge.api_base={dead_url()}", SOME_KEY="sk-fake-local")

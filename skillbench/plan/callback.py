@@ -7,22 +7,21 @@ leaves nothing behind whatever the launcher (joblib workers never start).
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hydra.errors import HydraException
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 from skillbench.core.errors import SkillbenchError
 
 if TYPE_CHECKING:
     from skillbench.plan.sweep import PlannedJob
-
-log = logging.getLogger("skillbench.plan")
 
 # The sweep size, for "job k of N" in each job's progress (inherited by launcher workers).
 SWEEP_JOBS_ENV = "SKILLBENCH_SWEEP_JOBS"
@@ -85,16 +84,15 @@ class PlanCallback(Callback):
             return
         # Imported here: the app imports this module at start-up, and `--help` must not load the engine or MCP.
         from skillbench.plan.preflight import preflight_problems
-        from skillbench.plan.sweep import compose_jobs, plan_jobs
+        from skillbench.plan.sweep import compose_jobs, composition_problem, plan_jobs
 
         started = time.perf_counter()
         try:
             composed = compose_jobs(master)
         except SkillbenchError as exc:
             _refuse([str(exc)])
-        except Exception as exc:  # a sweep Hydra cannot expand (an unsupported sweep type): Hydra's launch reports it
-            log.debug("could not compose the sweep up front: %s", exc)
-            return
+        except (HydraException, OmegaConfBaseException) as exc:  # a sweep Hydra cannot expand (interval(0,1))
+            _refuse([composition_problem(exc)])
         multirun = multirun or len(composed) > 1
         real = any(job.cfg is not None and not _simulated(job.cfg) for job in composed)
         if (multirun or real) and sys.stderr.isatty():  # said at once to a person; logs stay one line per problem
@@ -115,14 +113,14 @@ class PlanCallback(Callback):
     @staticmethod
     def _count_jobs(master: DictConfig) -> None:
         """The sweep's size for "job k of N" (refused when it has no job), without composing any job."""
-        from skillbench.plan.sweep import sweep_overrides
+        from skillbench.plan.sweep import composition_problem, sweep_overrides
 
         try:
             os.environ[SWEEP_JOBS_ENV] = str(len(sweep_overrides(master)))
         except SkillbenchError as exc:
             _refuse([str(exc)])
-        except Exception as exc:  # Hydra's launch reports a sweep it cannot expand
-            log.debug("could not expand the sweep up front: %s", exc)
+        except (HydraException, OmegaConfBaseException) as exc:
+            _refuse([composition_problem(exc)])
 
     @staticmethod
     def _outputs(master: DictConfig) -> Path:

@@ -41,7 +41,12 @@ def _nearest(wrong: str, names: list[str]) -> str:
 
 def one_line(exc: BaseException) -> str | None:
     """The one-line message for a Hydra composition or override error; None for anything else."""
-    from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
+    from hydra.errors import (
+        ConfigCompositionException,
+        HydraException,
+        MissingConfigException,
+        OverrideParseException,
+    )
 
     if isinstance(exc, MissingConfigException) and exc.missing_cfg_file and "/" in exc.missing_cfg_file:
         group, wrong = exc.missing_cfg_file.rsplit("/", 1)
@@ -49,6 +54,10 @@ def one_line(exc: BaseException) -> str | None:
         listed = ", ".join(options[:25]) + (", ..." if len(options) > 25 else "")
         return (f"unknown {group} '{wrong}': {_nearest(wrong, options)}"
                 f"Fix: {group}=<one of: {listed}> (files in conf/{group}/).")
+    if isinstance(exc, HydraException) and "does not support sweep type" in str(exc):
+        text = " ".join(str(exc).split())
+        return (f"{text}. Fix: sweep a list (key=a,b), range(start,stop) or glob(pattern), e.g. list the values "
+                f"you want instead of interval(...).")
     if isinstance(exc, OverrideParseException):
         text = " ".join(str(exc).split())
         return f"bad override syntax: {text}. Fix: quote the argument, e.g. 'key=[a,b]', or see the Hydra override grammar."
