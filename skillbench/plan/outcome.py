@@ -82,7 +82,7 @@ def sweep_outcome(sweep_dir: Path, max_infra_error_share: float, *, planned: int
             crashed += 1
             error = _read(job / "job_error.json") or {}
             first = first or f"{job.name}: {error.get('error', 'did not finish')}"
-    not_started = max(0, planned - len(jobs))
+    not_started = max(0, planned - len(jobs)) if budget_usd is not None else 0  # only the budget skips a job
     budget_stopped = budget_usd is not None and (not_started > 0 or any((job / STOPPED_FILE).exists() for job in jobs))
     total = len(jobs) + not_started
     of_budget = f" of the {usd(budget_usd)} budget" if budget_usd is not None else ""
