@@ -2,11 +2,15 @@
 
 A ``.pth`` file in site-packages runs code at every interpreter start-up; the compromised litellm releases
 (1.82.7, 1.82.8) shipped one. Known: listed in the RECORD of an installed distribution that the lock file
-pins (or skillbench itself and the installers). Usage: python .ci/check_supply_chain.py [requirements.lock]
+pins (or skillbench itself and the installers).
+
+Usage: python .ci/check_supply_chain.py [requirements.lock] [--site-packages DIR ...]
+(``--site-packages``: check these folders instead of this interpreter's, e.g. another environment's.)
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import site
 import sys
@@ -27,18 +31,27 @@ def locked_names(lock: Path) -> set[str]:
 
 
 def main(argv: list[str]) -> int:
-    lock = Path(argv[0]) if argv else Path(__file__).resolve().parents[1] / "requirements.lock"
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("lock", nargs="?", type=Path, default=Path(__file__).resolve().parents[1] / "requirements.lock")
+    parser.add_argument("--site-packages", type=Path, action="append", default=None, metavar="DIR",
+                        help="a site-packages folder to check instead of this interpreter's (repeatable)")
+    args = parser.parse_args(argv)
+    lock: Path = args.lock
     allowed = locked_names(lock) | INSTALLERS
     problems: list[str] = []
     owners: dict[Path, str] = {}
-    for dist in metadata.distributions():
+    sites: list[Path] | None = args.site_packages
+    dists = metadata.distributions(path=[str(p) for p in sites]) if sites else metadata.distributions()
+    for dist in dists:
         name = _norm(dist.metadata["Name"] or "")
         if dist.version in COMPROMISED.get(name, set()):
             problems.append(f"{name} {dist.version} is a compromised release; reinstall from {lock.name}")
         for file in dist.files or []:
             if file.name.endswith(".pth"):
                 owners[Path(str(dist.locate_file(file))).resolve()] = name
-    folders = {Path(p) for p in [*site.getsitepackages(), site.getusersitepackages(), sysconfig.get_paths()["purelib"]]}
+    folders = set(sites) if sites else {
+        Path(p) for p in [*site.getsitepackages(), site.getusersitepackages(), sysconfig.get_paths()["purelib"]]
+    }
     for folder in sorted(f for f in folders if f.is_dir()):
         for pth in sorted(folder.glob("*.pth")):
             owner = owners.get(pth.resolve())

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import shlex
 import sys
 import traceback
 from pathlib import Path
@@ -19,12 +18,20 @@ from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.config import RunConfig, validate_config
 from skillbench.config.schema import LlmMock
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
+from skillbench.core.money import usd
 from skillbench.engine.progress import BudgetReached, SweepPosition
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
 from skillbench.plan import completion
 from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV
+from skillbench.plan.hydra_errors import argv_problem, sweep_note
 from skillbench.plan.hydra_errors import install as install_hydra_errors
-from skillbench.plan.outcome import INTERRUPTED_FILE, STOPPED_FILE, job_failure, sweep_spent_usd
+from skillbench.plan.outcome import (
+    INTERRUPTED_FILE,
+    STOPPED_FILE,
+    job_failure,
+    resume_command,
+    sweep_spent_usd,
+)
 from skillbench.store import write_json_atomic
 
 log = logging.getLogger("skillbench")
@@ -93,16 +100,32 @@ def main(cfg: DictConfig) -> float | None:
         (job_dir / stale).unlink(missing_ok=True)
     sweep = _sweep_position(hydra_cfg) if multirun else None
     label = sweep.label() if sweep else ""
-    if run_cfg.run.budget_usd is not None and multirun:  # the budget is the sweep's: what earlier jobs spent counts
-        left = max(0.0, run_cfg.run.budget_usd - sweep_spent_usd(job_dir.parent, exclude=job_dir))
+    budget = run_cfg.run.budget_usd
+    if budget is not None and multirun:  # the budget is the sweep's: what earlier jobs spent counts
+        left = budget - sweep_spent_usd(job_dir.parent, exclude=job_dir)
+        if left <= 0:  # spent by earlier jobs: this one does not start, and leaves no folder; the sweep's end says so
+            # (its log handlers stay open on the removed file: Hydra still logs the next job's start through them)
+            _remove_hydra_leftovers(job_dir, multirun=False)
+            return None
         run_cfg = run_cfg.model_copy(update={"run": run_cfg.run.model_copy(update={"budget_usd": left})})
     try:
         summary = run_job(run_cfg, job_dir, label, sweep)
     except KeyboardInterrupt:
         _stopped(job_dir, INTERRUPTED_FILE, {"reason": "interrupted"}, "interrupted", 130)
     except BudgetReached as exc:
-        _stopped(job_dir, STOPPED_FILE, {"reason": "budget", "spent_usd": exc.spent_usd, "budget_usd": exc.budget_usd,
-                                         "done": exc.done, "total": exc.total}, str(exc), 3, budget=True)
+        record = {"reason": "budget", "spent_usd": exc.spent_usd, "budget_usd": exc.budget_usd, "done": exc.done,
+                  "total": exc.total}
+        if not multirun:
+            _stopped(job_dir, STOPPED_FILE, record, str(exc), 3, budget=True)
+        # In a sweep the job returns, so Hydra goes on to the sweep's end (its summary line, its report, exit 3);
+        # the jobs after it do not start.
+        rows = _keep_stopped(job_dir, STOPPED_FILE, record)
+        assert budget is not None
+        print(f"skillbench: {label}budget reached: the sweep has spent "
+              f"{usd(budget - exc.budget_usd + exc.spent_usd)} of {usd(budget)} ({usd(exc.spent_usd)} in this job); "
+              f"{exc.done} of {exc.total} conversations finished; {rows} finished row(s) kept in {job_dir}; "
+              "the rest of the sweep does not start.", file=sys.stderr, flush=True)
+        return None
     except SkillbenchError as exc:
         return _job_failed(job_dir, exc, multirun, user_error=True)
     except Exception as exc:  # a crash in one job must not stop the sweep or its report
@@ -118,15 +141,16 @@ def _sweep_position(hydra_cfg: DictConfig) -> SweepPosition:
     return SweepPosition(index=int(hydra_cfg.job.num) + 1, total=int(total) if total else None, started=started or None)
 
 
-def resume_command() -> str:
-    """The command that was run; rerunning it redoes only unfinished work (the store keeps the rest)."""
-    return "python -m skillbench " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
+def _keep_stopped(job_dir: Path, marker: str, record: dict) -> int:
+    """A job stopped on purpose: finished rows stay in results.jsonl, a marker says why; the rows kept."""
+    rows = sum(1 for _ in (job_dir / "results.jsonl").open()) if (job_dir / "results.jsonl").exists() else 0
+    write_json_atomic(job_dir / marker, {**record, "rows_kept": rows})
+    return rows
 
 
 def _stopped(job_dir: Path, marker: str, record: dict, message: str, code: int, *, budget: bool = False) -> None:
-    """A run stopped on purpose: finished rows stay in results.jsonl, a marker says why, exit ``code``."""
-    rows = sum(1 for _ in (job_dir / "results.jsonl").open()) if (job_dir / "results.jsonl").exists() else 0
-    write_json_atomic(job_dir / marker, {**record, "rows_kept": rows})
+    """A run stopped on purpose: its rows and marker kept, the command that continues it printed, exit ``code``."""
+    rows = _keep_stopped(job_dir, marker, record)
     more = " with a higher run.budget_usd" if budget else ""
     print(
         f"skillbench: {message}; {rows} finished row(s) kept in {job_dir}. Continue (finished work is reused, "
@@ -172,14 +196,28 @@ def shell_completion() -> None:
         sys.exit(0)
 
 
+def check_command_line(prog: str = "python -m skillbench") -> None:
+    """Before Hydra parses the command line: a bad one is one line with the fix, exit 2 (Hydra prints its usage
+    or a traceback); ``--cfg`` on a sweeping config gets a note saying what the sweep replaces."""
+    problem = argv_problem(sys.argv[1:], prog)
+    if problem:
+        print(f"skillbench: {problem}", file=sys.stderr)
+        sys.exit(2)
+    note = sweep_note(sys.argv[1:], prog)
+    if note:
+        print(f"skillbench: {note}", file=sys.stderr, flush=True)
+
+
 def main_argv(argv: list[str]) -> int:
     """``skillbench run ...``: the same as ``python -m skillbench ...``."""
     sys.argv = [sys.argv[0] if sys.argv else "skillbench", *argv]
     shell_completion()
+    check_command_line("skillbench run")
     main()
     return 0
 
 
 if __name__ == "__main__":
     shell_completion()
+    check_command_line()
     main()

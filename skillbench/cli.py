@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import sys
 from collections.abc import Callable
@@ -30,7 +31,12 @@ def _load(target: str) -> Callable[[list[str]], int]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in {"-h", "--help"} or argv[0] not in SUBCOMMANDS:
+    if argv and argv[0] not in {"-h", "--help"} and argv[0] not in SUBCOMMANDS:  # one line, not argparse's usage
+        near = difflib.get_close_matches(argv[0].lstrip("-"), sorted(SUBCOMMANDS), n=1, cutoff=0.6)
+        print(f"skillbench: unknown command {argv[0]!r}{f': did you mean {near[0]}?' if near else '.'} Fix: "
+              f"skillbench <{'|'.join(sorted(SUBCOMMANDS))}> ... (skillbench --help says what each does).", file=sys.stderr)
+        return 2
+    if not argv or argv[0] in {"-h", "--help"}:
         parser = argparse.ArgumentParser(prog="skillbench", description="Measure how well LLMs execute customer-support skills.")
         parser.add_argument("command", choices=sorted(SUBCOMMANDS), help="; ".join(f"{k}: {v[1]}" for k, v in SUBCOMMANDS.items()))
         parser.parse_args(argv[:1])

@@ -96,3 +96,14 @@ def test_malformed_benchmark_file_names_the_file(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     leftovers = list((tmp_path / "outputs").rglob("*")) if (tmp_path / "outputs").exists() else []
     assert not [p for p in leftovers if p.is_file()]
+
+
+@pytest.mark.parametrize(("argv", "expected"), [(["reprot"], "unknown command 'reprot': did you mean report? Fix: "),
+                                                (["--fooo"], "unknown command '--fooo'. Fix: ")])
+def test_an_unknown_subcommand_is_one_line_with_the_fix(argv: list[str], expected: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from skillbench.cli import main
+
+    assert main(argv) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"skillbench: {expected}skillbench <benchmark|build|")

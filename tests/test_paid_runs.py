@@ -92,6 +92,53 @@ def test_preflight_lists_missing_key_and_dead_endpoint_for_the_whole_sweep(tmp_p
     assert not files(tmp_path)
 
 
+@pytest.mark.parametrize("agents", ["sim_careful,sim_carefull", "sim_carefull,sim_careful"], ids=["second", "first"])
+def test_a_typo_inside_a_sweep_list_is_listed_with_the_other_problems(tmp_path: Path, run: Run, agents: str) -> None:
+    # One value of the list names no file: that job is a problem like any other; the rest are still checked.
+    result = run(tmp_path, f"agent={agents}", "judge=sim_balanced,gemma4", f"judge.api_base={dead_url()}", "-m")
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith("skillbench: unknown agent 'sim_carefull': did you mean sim_careful"), result.stderr
+    assert sum("unknown agent" in line for line in lines) == 1  # two jobs have it, said once
+    assert any("does not answer" in line and "judge gemma4" in line for line in lines), result.stderr
+    assert lines[-1] == "skillbench: 2 problems; nothing was run. (run.preflight=false skips these checks.)"
+    assert "Traceback" not in result.stderr
+    assert not files(tmp_path)
+
+
+@pytest.mark.parametrize("preflight", ["true", "false"])
+def test_a_sweep_hydra_cannot_expand_is_one_line_without_a_folder(tmp_path: Path, run: Run, preflight: str) -> None:
+    result = run(tmp_path, "run.seed=interval(0,1)", f"run.preflight={preflight}", "-m")
+    assert result.returncode == 2, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert "does not support sweep type" in line and "Fix: sweep a list" in line
+    assert not files(tmp_path)
+
+
+def test_a_model_string_litellm_cannot_route_is_a_preflight_problem(tmp_path: Path, run: Run) -> None:
+    custom = ("agent=custom", "agent.model=notaprovider/foo", "agent.api_key_env=SOME_KEY")
+    result = run(tmp_path, *custom, "judge=gemma4", f"judge.api_base={dead_url()}", SOME_KEY="sk-fake-local")
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert any(line.startswith("skillbench: litellm cannot route model 'notaprovider/foo' (LLM Provider NOT provided); "
+                               "needed by agent custom. Fix: ") for line in lines), result.stderr
+    assert any("does not answer" in line for line in lines) and lines[-1].startswith("skillbench: 2 problems")
+    assert not files(tmp_path)
+    dry = run(tmp_path, *custom, "run.dry_run=true")  # no run could call it: the dry run refuses it too
+    assert dry.returncode == 2 and "litellm cannot route model 'notaprovider/foo'" in dry.stderr, dry.stderr
+    assert not files(tmp_path)
+
+
+@pytest.mark.parametrize("preflight", ["true", "false"])
+def test_a_sweep_of_no_job_is_refused_without_a_folder(tmp_path: Path, run: Run, preflight: str) -> None:
+    result = run(tmp_path, "agent=glob(nomatch*)", f"run.preflight={preflight}", "-m")
+    assert result.returncode == 2, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("skillbench: sweep value 'agent=glob(nomatch*)' gives no value, so the sweep has no job.")
+    assert "sim_careful" in line
+    assert not files(tmp_path)
+
+
 def test_preflight_checks_the_served_model_name_and_passes_a_live_server(tmp_path: Path, run: Run) -> None:
     with stub_server(conversation_script, models=("some/other-model",)) as wrong:
         result = run(tmp_path, "agent=qwen3_5_9b", f"agent.api_base={wrong.base_url}", "benchmark.limit=1")
@@ -124,6 +171,52 @@ def test_dry_run_needs_no_keys_or_servers_and_writes_nothing(tmp_path: Path, run
     assert not files(tmp_path)
 
 
+def _announced(tmp_path: Path, *overrides: str) -> str:
+    """What the preflight says before the first call of a run of these overrides (stderr)."""
+    import io
+    from contextlib import redirect_stderr
+
+    from omegaconf import OmegaConf
+
+    from skillbench.plan.callback import PlanCallback
+    from tests.plan.test_estimate_vs_run import _plan
+
+    master = OmegaConf.create({"run": {"budget_usd": None}, "store": {"root": str(tmp_path / "outputs" / "store")}})
+    for item in overrides:
+        if item.startswith("run.budget_usd="):
+            master.run.budget_usd = float(item.split("=", 1)[1])
+    err = io.StringIO()
+    with redirect_stderr(err):
+        PlanCallback()._announce(_plan(*[o for o in overrides if not o.startswith("run.budget_usd=")]), master, 0.1)
+    return err.getvalue()
+
+
+def test_a_model_litellm_cannot_price_is_said_plainly_and_small_budgets_keep_their_digits(tmp_path: Path) -> None:
+    custom = ("agent=custom", "agent.model=anthropic/claude-not-in-the-map", "agent.api_key_env=SOME_KEY")
+    said = _announced(tmp_path, *custom, "run.budget_usd=0.004").splitlines()
+    assert len(said) == 2, said
+    assert "(budget $0.004)" in said[0] and "about $0.00 for the priced models" in said[0]
+    assert said[1].startswith("skillbench: warning: litellm has no price for anthropic/claude-not-in-the-map (agent), "
+                              "so its calls count as $0 and run.budget_usd cannot stop its spend. Fix: ")
+    assert "+agent.params.input_cost_per_token=" in said[1] and "+agent.params.output_cost_per_token=" in said[1]
+    priced = _announced(tmp_path, *custom, "+agent.params.input_cost_per_token=1e-06",
+                        "+agent.params.output_cost_per_token=2e-06", "run.budget_usd=0.004")
+    assert "warning" not in priced and "for the priced models" not in priced, priced
+    assert "no price" not in _announced(tmp_path, "agent=gpt5", "run.budget_usd=1")
+
+
+def test_prices_in_a_model_config_are_what_litellm_bills(tmp_path: Path, run: Run) -> None:
+    # A model the map does not know, priced in its config: litellm's custom pricing bills each call with it.
+    with stub_server(conversation_script, models=("unpriced-x",)) as live:
+        result = run(tmp_path, "agent=custom", "agent.model=hosted_vllm/unpriced-x", f"agent.api_base={live.base_url}",
+                     "+agent.params.input_cost_per_token=0.001", "+agent.params.output_cost_per_token=0.002",
+                     "benchmark.limit=1", "hydra.run.dir=outputs/job", "run.max_infra_error_share=1.0")
+    assert result.returncode == 0, result.stderr[-2000:]
+    agent = json.loads((tmp_path / "outputs" / "job" / "summary.json").read_text())["usage"]["agent"]
+    assert agent["calls"] > 0
+    assert agent["cost_usd"] == pytest.approx(agent["prompt_tokens"] * 0.001 + agent["completion_tokens"] * 0.002)
+
+
 def _rows(job: Path) -> int:
     return len((job / "results.jsonl").read_text().splitlines())
 
@@ -146,6 +239,31 @@ def test_budget_stops_cleanly_keeps_rows_and_a_rerun_continues(tmp_path: Path, r
         summary = json.loads((job / "summary.json").read_text())
         assert summary["scenarios"] == 4 and summary["usage"]["agent"]["cache_hits"] >= kept
         assert len(live.requests) > calls_before
+
+
+def test_a_budget_stop_in_a_sweep_ends_the_sweep_with_its_summary_report_and_exit_3(tmp_path: Path, run: Run) -> None:
+    # Jobs 1-2 (simulated agent) finish free; job 3 (gpt-5 through the stub, billed at its listed price) spends the
+    # sweep's budget after its first conversation; job 4 does not start.
+    with stub_server(conversation_script, models=("gpt-5",)) as live:
+        result = run(tmp_path, "agent=sim_careful,gpt5", "judge=sim_balanced,sim_lenient", f"agent.api_base={live.base_url}",
+                     "benchmark.limit=3", "run.scenario_concurrency=1", "run.budget_usd=0.0001",
+                     "hydra.sweep.dir=outputs/sweep", "-m", OPENAI_API_KEY="sk-fake-local")
+    assert result.returncode == 3, result.stderr[-3000:]
+    sweep = tmp_path / "outputs" / "sweep"
+    stopped = json.loads((sweep / "2_gpt5_sim_balanced" / "stopped.json").read_text())
+    assert stopped["reason"] == "budget" and 1 <= stopped["rows_kept"] < 3
+    assert not (sweep / "3_gpt5_sim_lenient").exists()  # not started: no folder
+    lines = [line for line in result.stderr.splitlines() if line.startswith("skillbench: ")]
+    [summary] = [line for line in lines if line.startswith("skillbench: sweep: ")]
+    assert summary.startswith("skillbench: sweep: 4 job(s): 2 finished, 0 failed, 0 crashed, 1 stopped, 1 not started "
+                              "(budget spent); $"), summary
+    spent = float(summary.split("; $", 1)[1].split(" ", 1)[0])
+    assert spent == pytest.approx(stopped["spent_usd"], rel=0.05) and spent >= 0.0001  # the sweep's spend, not a share
+    assert "of the $0.0001 budget" in summary
+    assert lines[-1].startswith("skillbench: budget reached") and "run.budget_usd" in lines[-1]
+    assert "python -m skillbench agent=sim_careful,gpt5" in lines[-1] and "Traceback" not in result.stderr
+    report = (sweep / "report" / "report.md").read_text()
+    assert "unfinished" in report  # the report covers the finished jobs and shows the stopped one
 
 
 def test_dead_endpoint_job_exits_non_zero_without_preflight(tmp_path: Path, run: Run) -> None:
@@ -212,3 +330,21 @@ def test_supply_chain_check_passes_on_this_environment() -> None:
     result = subprocess.run([sys.executable, str(REPO / ".ci" / "check_supply_chain.py")], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert (REPO / "requirements.lock").read_text().count("--hash=sha256:") > 100
+
+
+def test_supply_chain_check_fails_on_a_rogue_pth_and_a_compromised_litellm(tmp_path: Path) -> None:
+    site = tmp_path / "site-packages"
+    (site / "litellm-1.82.8.dist-info").mkdir(parents=True)
+    (site / "litellm-1.82.8.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: litellm\nVersion: 1.82.8\n")
+    (site / "litellm-1.82.8.dist-info" / "RECORD").write_text("litellm/__init__.py,,\n")
+    (site / "rogue_init.pth").write_text("import os; os.system('true')\n")  # what the compromised releases shipped
+    check = [sys.executable, str(REPO / ".ci" / "check_supply_chain.py")]
+    result = subprocess.run([*check, "--site-packages", str(site)], capture_output=True, text=True)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "litellm 1.82.8 is a compromised release" in result.stderr
+    assert f"{site / 'rogue_init.pth'} belongs to no installed package" in result.stderr
+    (site / "rogue_init.pth").unlink()
+    (site / "litellm-1.82.8.dist-info").rename(site / "litellm-1.110.2.dist-info")
+    (site / "litellm-1.110.2.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: litellm\nVersion: 1.110.2\n")
+    clean = subprocess.run([*check, "--site-packages", str(site)], capture_output=True, text=True)
+    assert clean.returncode == 0, clean.stderr  # the same folder without them passes: the check is of the folder

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillbench.core.errors import SkillbenchError
+from skillbench.core.money import usd
 from skillbench.core.records import ROLES, Usage
 
 log = logging.getLogger("skillbench.progress")
@@ -30,7 +31,7 @@ class BudgetReached(SkillbenchError):
     """The job (or its sweep) spent ``run.budget_usd``; finished rows are kept, the rest did not start."""
 
     def __init__(self, spent_usd: float, budget_usd: float, done: int, total: int) -> None:
-        super().__init__(f"budget reached: ${spent_usd:.4f} spent of ${budget_usd:.4f}; {done} of {total} conversations finished")
+        super().__init__(f"budget reached: {usd(spent_usd)} spent of {usd(budget_usd)}; {done} of {total} conversations finished")
         self.spent_usd, self.budget_usd, self.done, self.total = spent_usd, budget_usd, done, total
 
 
@@ -134,7 +135,7 @@ class Progress:
         per_role = " ".join(f"{role}={n}" for role, n in calls.items() if n)
         rate = self.done / elapsed * 60 if elapsed > 0 else 0.0
         eta = self.eta_s()
-        budget = f" of ${self.budget_usd:.2f}" if self.budget_usd is not None else ""
+        budget = f" of {usd(self.budget_usd)}" if self.budget_usd is not None else ""
         return (
             f"{self.label}{self.done}/{self.total} conversations | {rate:.1f}/min {'' if eta is None else f'ETA {eta:.0f}s'} "
             f"| LLM calls {sum(calls.values())} ({per_role or 'none yet'}) | cache hits {hits} | ${self.cost_usd:.4f}{budget} | "
@@ -209,7 +210,7 @@ class LiveDisplay:
         live = p.live.values()
         tokens_in, tokens_out = sum(u.prompt_tokens for u in live), sum(u.completion_tokens for u in live)
         per_role = " ".join(f"{role}={n}" for role, n in calls.items() if n) or "none yet (loading model libraries and the MCP mock, then the first call)"
-        budget = f" of ${p.budget_usd:.2f}" if p.budget_usd is not None else ""
+        budget = f" of {usd(p.budget_usd)}" if p.budget_usd is not None else ""
         grid.add_row("calls", f"{sum(calls.values())} model calls", f"{per_role} | tokens {_count(tokens_in)} in / {_count(tokens_out)} out")
         grid.add_row(
             "cost", f"${p.cost_usd:.4f}{budget}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -77,6 +78,16 @@ class JobSummary(BaseModel):
     judge_model: str
     simulated_agent: bool
     simulated_judge: bool
+    user_sim_model: str | None = Field(None, description="The user simulator's litellm model string (None in older summaries).")
+    simulated_user_sim: bool | None = Field(
+        None, description="True if the user simulator is an offline simulated model (None in older summaries)."
+    )
+    mock_model: str | None = Field(
+        None, description="The model writing tool results when mock.response_mode is llm (None for other mocks and older summaries)."
+    )
+    simulated_mock: bool | None = Field(
+        None, description="True if that tool-result model is simulated (None for other mocks and older summaries)."
+    )
     scenarios: int
     scored: int = Field(description="Scenarios with a verdict (no judge or infrastructure error).")
     passed: int
@@ -107,6 +118,27 @@ class JobSummary(BaseModel):
     started_at: str
     finished_at: str
     skillbench_version: str
+
+
+# Usage role -> the summary fields holding its model string and whether that model is simulated.
+ROLE_MODEL_FIELDS: dict[str, tuple[str, str]] = {
+    "agent": ("agent_model", "simulated_agent"),
+    "user": ("user_sim_model", "simulated_user_sim"),
+    "judge": ("judge_model", "simulated_judge"),
+    "mock": ("mock_model", "simulated_mock"),
+}
+SIMULATED_MODEL_PREFIX = "skillbench_sim/"  # the provider prefix of every shipped simulated model
+
+
+def role_simulated(summary: Mapping[str, Any], role: str) -> bool | None:
+    """Whether a summary's model for a usage role was simulated: its flag, else (summaries written before the
+    flag existed) the recorded model string's prefix; None when the summary does not say."""
+    model_field, flag_field = ROLE_MODEL_FIELDS.get(role, ("", ""))
+    flag = summary.get(flag_field)
+    if flag is not None:
+        return bool(flag)
+    model = summary.get(model_field)
+    return model.startswith(SIMULATED_MODEL_PREFIX) if isinstance(model, str) and model else None
 
 
 def job_labels(cfg: RunConfig) -> dict[str, str]:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from skillbench import __version__
-from skillbench.config.schema import RunConfig
+from skillbench.config.schema import LlmMock, RunConfig
 from skillbench.core.errors import CONFIG_ERROR_PREFIX
 from skillbench.core.records import ROLES, Usage
 from skillbench.core.rubric import DIMENSION_NAMES
@@ -58,6 +58,10 @@ def summarize(
         judge_model=cfg.judge.model,
         simulated_agent=cfg.agent.simulated,
         simulated_judge=cfg.judge.simulated,
+        user_sim_model=cfg.user_sim.model,
+        simulated_user_sim=cfg.user_sim.simulated,
+        mock_model=cfg.mock.llm.model if isinstance(cfg.mock, LlmMock) else None,
+        simulated_mock=cfg.mock.llm.simulated if isinstance(cfg.mock, LlmMock) else None,
         scenarios=len(rows),
         scored=scored,
         passed=passed,

@@ -1,12 +1,24 @@
-"""Import litellm once, offline-safe and quiet. Provider plugins are added by :mod:`skillbench.models.plugins`."""
+"""Import litellm once, offline-safe and quiet; read its price map without importing it. Provider plugins are
+added by :mod:`skillbench.models.plugins`."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import logging
 import os
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 _LITELLM: ModuleType | None = None
+
+# The price map litellm bundles and loads at import when LITELLM_LOCAL_MODEL_COST_MAP=True (as get_litellm sets it):
+# litellm/litellm_core_utils/get_model_cost_map.py reads this file from its package.
+PRICE_MAP_FILE = "model_prices_and_context_window_backup.json"
+_FALLBACK_RULES_KEY = "fallback_generalizations"  # a block of rules in the file, not a model; litellm drops it
 
 
 def get_litellm() -> ModuleType:
@@ -46,3 +58,48 @@ def register_zero_cost(model: str, provider: str) -> None:
             }
         }
     )
+
+
+def price_map() -> Mapping[str, Mapping[str, Any]]:
+    """litellm's model price map (model string -> prices and provider), as ``litellm.model_cost`` holds it.
+
+    Importing litellm costs seconds of CPU (8 s on a loaded 2-core machine), most of a dry run; the estimate only
+    needs prices. So once litellm is loaded this is its live map, and before that its bundled file, read as
+    litellm reads it. tests/models/test_price_map.py checks the two are equal.
+    """
+    if _LITELLM is not None:
+        return _LITELLM.model_cost
+    return _bundled_price_map()
+
+
+@cache
+def _bundled_price_map() -> Mapping[str, Mapping[str, Any]]:
+    spec = importlib.util.find_spec("litellm")  # finds the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    path = Path(next(iter(spec.submodule_search_locations))) / PRICE_MAP_FILE
+    model_cost: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    model_cost.pop(_FALLBACK_RULES_KEY, None)
+    return _expand_aliases(model_cost)
+
+
+def _expand_aliases(model_cost: dict[str, Any]) -> dict[str, Any]:
+    """Other names of a model, as litellm's ``_expand_model_aliases`` serves them: a row ``{"alias_of": owner}`` and
+    each name in an owner's ``aliases`` list (a key litellm then removes) become the owner's entry (a name already
+    taken is skipped; a pointer to nothing is dropped)."""
+    pointers = {name: info["alias_of"] for name, info in model_cost.items()
+                if isinstance(info, dict) and isinstance(info.get("alias_of"), str)}
+    owners: dict[str, str] = {}
+    for name, info in model_cost.items():
+        aliases = info.pop("aliases", None) if isinstance(info, dict) and name not in pointers else None
+        for alias in aliases if isinstance(aliases, list) else []:
+            if (alias not in model_cost or alias in pointers) and alias not in owners:
+                owners[alias] = name
+    for alias, target in pointers.items():
+        if target in model_cost and target not in pointers and alias not in owners:
+            owners[alias] = target
+    for alias in pointers.keys() - owners.keys():
+        model_cost.pop(alias)
+    for alias, owner in owners.items():
+        model_cost[alias] = model_cost[owner]
+    return model_cost

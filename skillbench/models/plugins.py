@@ -38,3 +38,26 @@ def ensure_provider(model: str, litellm: ModuleType) -> None:
         return
     point.load()(litellm)
     _REGISTERED.add(prefix)
+
+
+def route_problem(model: str, api_base: str | None = None) -> str | None:
+    """Why litellm cannot route ``model`` to a provider, in its own words (``get_llm_provider``: no network
+    call); None when it can. A plugin's prefix is registered first, as a client would."""
+    from skillbench.models.litellm_setup import get_litellm
+
+    litellm = get_litellm()
+    ensure_provider(model, litellm)
+    try:  # these providers run an OAuth device flow inside get_llm_provider; their declared prefix is the answer
+        from litellm.litellm_core_utils.get_llm_provider_logic import declared_authenticating_provider
+
+        if declared_authenticating_provider(model) is not None:
+            return None
+    except ImportError:
+        pass
+    try:
+        litellm.get_llm_provider(model=model, api_base=api_base)
+    except Exception as exc:  # litellm raises BadRequestError("LLM Provider NOT provided. Pass in ...")
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        text = text.split(": ", 1)[-1] if text.startswith("litellm.") else text
+        return text.split(". ")[0].rstrip(".")
+    return None

@@ -7,22 +7,21 @@ leaves nothing behind whatever the launcher (joblib workers never start).
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hydra.errors import HydraException
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 from skillbench.core.errors import SkillbenchError
 
 if TYPE_CHECKING:
     from skillbench.plan.sweep import PlannedJob
-
-log = logging.getLogger("skillbench.plan")
 
 # The sweep size, for "job k of N" in each job's progress (inherited by launcher workers).
 SWEEP_JOBS_ENV = "SKILLBENCH_SWEEP_JOBS"
@@ -61,35 +60,45 @@ class PlanCallback(Callback):
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         """Listed before the report callback, so (end hooks run in reverse) this runs after the report."""
-        from skillbench.plan.outcome import sweep_outcome
+        from skillbench.plan.outcome import resume_command, sweep_outcome
 
         sweep_dir = Path(str(getattr(self, "_sweep_dir", None) or config.hydra.sweep.dir))
         if not sweep_dir.is_dir():
             return
-        line, failed = sweep_outcome(sweep_dir, float(OmegaConf.select(config, "run.max_infra_error_share", default=0.5)))
-        _say(f"skillbench: {line}")
-        if failed:
-            sys.exit(1)
+        budget = OmegaConf.select(config, "run.budget_usd", default=None)
+        outcome = sweep_outcome(
+            sweep_dir, float(OmegaConf.select(config, "run.max_infra_error_share", default=0.5)),
+            planned=int(os.environ.get(SWEEP_JOBS_ENV) or 0), budget_usd=None if budget is None else float(budget),
+        )
+        _say(f"skillbench: {outcome.line}")
+        if outcome.budget_stopped:
+            _say("skillbench: budget reached; finished work is kept (the report above covers the finished jobs). "
+                 "Continue (finished work is reused, not redone) by rerunning with a higher run.budget_usd: "
+                 f"{resume_command()}")
+        if outcome.exit_code:
+            sys.exit(outcome.exit_code)
 
     def _check(self, master: DictConfig) -> None:
         dry_run = bool(OmegaConf.select(master, "run.dry_run", default=False))
         preflight = bool(OmegaConf.select(master, "run.preflight", default=True))
+        multirun = "MULTIRUN" in str(OmegaConf.select(master, "hydra.mode"))
         if not (dry_run or preflight):
+            if multirun:  # even unchecked, a sweep of 0 jobs is refused here, before Hydra makes its folder
+                self._count_jobs(master)
             return
         # Imported here: the app imports this module at start-up, and `--help` must not load the engine or MCP.
         from skillbench.plan.preflight import preflight_problems
-        from skillbench.plan.sweep import compose_jobs, plan_jobs
+        from skillbench.plan.sweep import compose_jobs, composition_problem, plan_jobs
 
         started = time.perf_counter()
         try:
             composed = compose_jobs(master)
         except SkillbenchError as exc:
             _refuse([str(exc)])
-        except Exception as exc:  # a sweep Hydra cannot expand: Hydra's own launch will report it
-            log.debug("could not compose the sweep up front: %s", exc)
-            return
-        multirun = len(composed) > 1 or "MULTIRUN" in str(OmegaConf.select(master, "hydra.mode"))
-        real = any(not _simulated(job.cfg) for job in composed)
+        except (HydraException, OmegaConfBaseException) as exc:  # a sweep Hydra cannot expand (interval(0,1))
+            _refuse([composition_problem(exc)])
+        multirun = multirun or len(composed) > 1
+        real = any(job.cfg is not None and not _simulated(job.cfg) for job in composed)
         if (multirun or real) and sys.stderr.isatty():  # said at once to a person; logs stay one line per problem
             _say(f"skillbench: checking {len(composed)} job(s) before the first call"
                  f"{' (dry run)' if dry_run else ''}...")
@@ -106,32 +115,64 @@ class PlanCallback(Callback):
             self._announce(jobs, master, time.perf_counter() - started)
 
     @staticmethod
+    def _count_jobs(master: DictConfig) -> None:
+        """The sweep's size for "job k of N" (refused when it has no job), without composing any job."""
+        from skillbench.plan.sweep import composition_problem, sweep_overrides
+
+        try:
+            os.environ[SWEEP_JOBS_ENV] = str(len(sweep_overrides(master)))
+        except SkillbenchError as exc:
+            _refuse([str(exc)])
+        except (HydraException, OmegaConfBaseException) as exc:
+            _refuse([composition_problem(exc)])
+
+    @staticmethod
     def _outputs(master: DictConfig) -> Path:
         root = OmegaConf.select(master, "store.root", default="outputs/store")
         return Path(str(root)).parent
 
     def _dry_run(self, jobs: list[PlannedJob], master: DictConfig) -> None:
         from skillbench.plan.estimate import estimate_run, format_estimate
+        from skillbench.plan.preflight import routing_problems
 
-        problems = [job.problem for job in jobs if job.problem]
-        if problems:  # a dry run still refuses what no run could do; keys and servers are not needed
-            _refuse(sorted(set(problems)))
+        # A dry run still refuses what no run could do (a bad config, benchmark or model string); keys and
+        # servers are not needed.
+        problems = list(dict.fromkeys(job.problem for job in jobs if job.problem)) + routing_problems(jobs)
+        if problems:
+            _refuse(problems)
         print(format_estimate(estimate_run(jobs, self._outputs(master))), flush=True)
         _say("skillbench: dry run: nothing was called and no folder was written.")
         sys.exit(0)
 
     def _announce(self, jobs: list[PlannedJob], master: DictConfig, checked_s: float) -> None:
-        """The estimate's total, printed before any paid call."""
+        """The estimate's total, printed before any paid call; a model litellm cannot price is said plainly,
+        since its calls count as $0 in the recorded cost and the budget."""
+        from skillbench.core.money import usd
         from skillbench.plan.estimate import estimate_run
 
         estimate = estimate_run(jobs, self._outputs(master))
         budget = OmegaConf.select(master, "run.budget_usd", default=None)
+        unpriced = [line for line in estimate.models if line.cost_usd is None]
         _say(
             f"skillbench: preflight passed in {checked_s:.1f} s: {len(jobs)} job(s), about {estimate.calls:,} model "
-            f"calls, about ${estimate.cost_usd:,.2f}"
-            + (f" (budget ${float(budget):,.2f})" if budget is not None else " (no budget: set run.budget_usd)")
+            f"calls, about {usd(estimate.cost_usd)}" + (" for the priced models" if unpriced else "")
+            + (f" (budget {usd(float(budget))})" if budget is not None else " (no budget: set run.budget_usd)")
             + ". Details: add run.dry_run=true."
         )
+        for line in unpriced:
+            keys = [_ROLE_KEYS.get(role, role) for role in line.roles]
+            stake = ("run.budget_usd cannot stop its spend" if budget is not None
+                     else "the estimate, the progress and the reports leave its spend out")
+            _say(
+                f"skillbench: warning: litellm has no price for {line.model} ({', '.join(keys)}), so its calls count "
+                f"as $0 and {stake}. Fix: give it litellm prices in dollars per token, e.g. "
+                f"+{keys[0]}.params.input_cost_per_token=3e-06 +{keys[0]}.params.output_cost_per_token=1.5e-05 "
+                "(litellm bills every call with them), or accept that its spend is not counted."
+            )
+
+
+# Estimate roles -> the config key of the model that plays them.
+_ROLE_KEYS = {"agent": "agent", "user": "user_sim", "judge": "judge", "mock": "mock.llm"}
 
 
 def forks_workers(config: DictConfig) -> bool:

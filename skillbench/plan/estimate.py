@@ -15,7 +15,9 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, Field
 
 from skillbench.config.schema import LlmMock, ModelConfig, RunConfig
-from skillbench.models.litellm_setup import get_litellm
+from skillbench.core.money import usd
+from skillbench.engine.results import role_simulated
+from skillbench.models.litellm_setup import price_map
 from skillbench.plan.sweep import PlannedJob
 from skillbench.store import content_hash, result_settings
 
@@ -91,12 +93,23 @@ class TokenPrices(NamedTuple):
 FREE = TokenPrices(0.0, 0.0, 0.0)
 
 
+# Flat prices a model config may give litellm (``+agent.params.input_cost_per_token=3e-06``): litellm bills every
+# call with them (its custom pricing), so the estimate and the budget use them too.
+CUSTOM_PRICE_PARAMS = ("input_cost_per_token", "output_cost_per_token")
+
+
 def token_prices(model: ModelConfig) -> TokenPrices | None:
-    """Dollars per prompt, cached prompt and completion token from litellm's price map (as litellm bills
-    them); a self-hosted model the map does not know costs $0 per token; None: unknown price."""
+    """Dollars per prompt, cached prompt and completion token as litellm bills them: the model's own
+    ``params.input_cost_per_token``/``output_cost_per_token`` when it sets both, else litellm's price map; a
+    self-hosted model the map does not know costs $0 per token; None: unknown price (litellm counts it as $0)."""
     if model.simulated:
         return FREE
-    cost_map = get_litellm().model_cost
+    given = [model.params.get(name) for name in CUSTOM_PRICE_PARAMS]
+    if all(isinstance(value, int | float) and not isinstance(value, bool) for value in given):
+        prompt, completion = float(given[0]), float(given[1])  # type: ignore[arg-type]
+        cached = model.params.get("cache_read_input_token_cost")
+        return TokenPrices(prompt, prompt if cached is None else float(cached), completion)
+    cost_map = price_map()
     for name in (model.model, model.model.split("/", 1)[-1]):
         info = cost_map.get(name)
         if info:
@@ -119,15 +132,15 @@ def _summaries(outputs: Path) -> list[dict[str, Any]]:
 
 
 def calibrate(outputs: Path, benchmark: str) -> dict[str, RoleProfile]:
-    """Per role, the averages measured by stored jobs of the same benchmark with real models."""
+    """Per role, the averages measured by stored jobs of the same benchmark where that role's model was real
+    (a simulated model's calls and tokens say nothing about a real one's; a summary that does not say is skipped)."""
     # conversations, calls, prompt, completion, latency, jobs, billed calls, cached prompt
     totals: dict[str, list[float]] = defaultdict(lambda: [0.0] * 8)
     for summary in _summaries(outputs):
         if summary.get("benchmark") != benchmark or not summary.get("scenarios"):
             continue
         for role, usage in (summary.get("usage") or {}).items():
-            real = not summary.get({"agent": "simulated_agent", "judge": "simulated_judge"}.get(role, ""), False)
-            if not real or not usage.get("calls") or not usage.get("prompt_tokens"):
+            if role_simulated(summary, role) is not False or not usage.get("calls") or not usage.get("prompt_tokens"):
                 continue
             t = totals[role]
             t[0] += summary["scenarios"]
@@ -236,7 +249,7 @@ def format_estimate(estimate: RunEstimate, *, jobs_listed: bool = True) -> str:
             calls = " ".join(f"{role}={n:,}" for role, n in job.calls.items())
             shared = "" if job.new_conversations else " (reuses conversations of an earlier job)"
             out.append(f"job {i:>3} of {total}: {job.label}: {job.conversations:,} conversations, calls {calls}, "
-                       f"${job.cost_usd:,.2f}{shared}")
+                       f"{usd(job.cost_usd)}{shared}")
     out.append("")
     width = max([len("model"), *(len(m.model) for m in estimate.models)])  # never cut a model name
     out.append(f"{'model':<{width}} {'roles':<18} {'calls':>10} {'prompt tok':>14} {'compl. tok':>12} {'dollars':>22}")
@@ -244,15 +257,16 @@ def format_estimate(estimate: RunEstimate, *, jobs_listed: bool = True) -> str:
         if m.cost_usd is None:
             dollars = "unknown"
         elif m.self_hosted:
-            dollars = f"${m.cost_usd:,.2f}" + (f" ({m.gpu_hours:,.1f} GPU-h)" if m.gpu_hours else "")
+            dollars = usd(m.cost_usd) + (f" ({m.gpu_hours:,.1f} GPU-h)" if m.gpu_hours else "")
         else:
-            dollars = f"${m.cost_usd:,.2f}"
+            dollars = usd(m.cost_usd)
         out.append(f"{m.model:<{width}} {','.join(m.roles):<18} {_n(m.calls):>10} {_n(m.prompt_tokens):>14} "
                    f"{_n(m.completion_tokens):>12} {dollars:>22}")
     conversations = sum(job.new_conversations for job in estimate.jobs)
     out.append(f"total: {total} job(s), {conversations:,} new conversations, {estimate.calls:,} model calls, "
-               f"${estimate.cost_usd:,.2f}" + (f" + unpriced models {', '.join(estimate.unpriced)}" if estimate.unpriced else ""))
-    out.append("assumptions: prices from litellm's bundled price map; self-hosted models $0 per token "
+               f"{usd(estimate.cost_usd)}" + (f" + unpriced models {', '.join(estimate.unpriced)}" if estimate.unpriced else ""))
+    out.append("assumptions: prices from litellm's bundled price map (or a model's params.input_cost_per_token and "
+               "output_cost_per_token); self-hosted models $0 per token "
                "(plus GPU-hours x gpu_usd_per_hour when a model sets it); conversations already stored are not "
                "subtracted (upper bound); judges of one agent share its conversations.")
     used = {role for line in estimate.models for role in line.roles}

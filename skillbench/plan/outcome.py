@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+from skillbench.core.money import usd
 
 INTERRUPTED_FILE = "interrupted.json"  # Ctrl-C: finished rows kept, rerun resumes
 STOPPED_FILE = "stopped.json"  # run.budget_usd reached: finished rows kept, rerun with a higher budget resumes
@@ -42,12 +46,28 @@ def sweep_spent_usd(sweep_dir: Path, exclude: Path | None = None) -> float:
     return spent
 
 
-def sweep_outcome(sweep_dir: Path, max_infra_error_share: float) -> tuple[str, bool]:
-    """One line for the sweep's end, and whether it failed."""
+def resume_command() -> str:
+    """The command that was run; rerunning it redoes only unfinished work (the store keeps the rest)."""
+    return "python -m skillbench " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
+
+
+class SweepOutcome(NamedTuple):
+    """How a sweep ended: the summary line, its exit code, and whether the budget stopped it."""
+
+    line: str
+    exit_code: int
+    budget_stopped: bool
+
+
+def sweep_outcome(sweep_dir: Path, max_infra_error_share: float, *, planned: int = 0,
+                  budget_usd: float | None = None) -> SweepOutcome:
+    """One line for the sweep's end. ``planned``: the sweep's size (jobs with no folder did not start, because an
+    earlier job reached the budget). Exit 1 when a job failed or crashed, else 3 when the budget stopped the sweep."""
     finished = failed = stopped = crashed = 0
     first: str | None = None
     spent = 0.0
-    for job in sorted(p for p in sweep_dir.iterdir() if p.is_dir() and (p / ".hydra").exists()):
+    jobs = sorted(p for p in sweep_dir.iterdir() if p.is_dir() and (p / ".hydra").exists())
+    for job in jobs:
         summary = _read(job / "summary.json")
         if summary is not None:
             spent += float(summary.get("cost_usd") or 0.0)
@@ -57,11 +77,17 @@ def sweep_outcome(sweep_dir: Path, max_infra_error_share: float) -> tuple[str, b
             first = first or (f"{job.name}: {why}" if why else None)
         elif (job / STOPPED_FILE).exists() or (job / INTERRUPTED_FILE).exists():
             stopped += 1
+            spent += float((_read(job / STOPPED_FILE) or {}).get("spent_usd") or 0.0)  # what it spent counts too
         else:
             crashed += 1
             error = _read(job / "job_error.json") or {}
             first = first or f"{job.name}: {error.get('error', 'did not finish')}"
-    total = finished + failed + stopped + crashed
-    line = (f"sweep: {total} job(s): {finished} finished, {failed} failed, {crashed} crashed, {stopped} stopped; "
-            f"${spent:.4f} spent -> {sweep_dir}" + (f"; first problem: {first}" if first else ""))
-    return line, bool(failed or crashed or stopped)
+    not_started = max(0, planned - len(jobs)) if budget_usd is not None else 0  # only the budget skips a job
+    budget_stopped = budget_usd is not None and (not_started > 0 or any((job / STOPPED_FILE).exists() for job in jobs))
+    total = len(jobs) + not_started
+    of_budget = f" of the {usd(budget_usd)} budget" if budget_usd is not None else ""
+    line = (f"sweep: {total} job(s): {finished} finished, {failed} failed, {crashed} crashed, {stopped} stopped"
+            + (f", {not_started} not started (budget spent)" if not_started else "")
+            + f"; {usd(spent)} spent{of_budget} -> {sweep_dir}" + (f"; first problem: {first}" if first else ""))
+    code = 1 if failed or crashed else 3 if budget_stopped else 1 if stopped else 0
+    return SweepOutcome(line, code, budget_stopped)

@@ -9,8 +9,13 @@ import urllib.request
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
 
 from skillbench.config.schema import LlmMock, ModelConfig, RunConfig
+from skillbench.models.plugins import route_problem
 from skillbench.plan.sweep import PlannedJob
 
 # litellm prefixes that route to an OpenAI-compatible server; the server knows the model without them.
@@ -50,6 +55,44 @@ def litellm_missing_keys(model: ModelConfig) -> list[str]:
     except Exception:  # an unknown provider: litellm will say so at the first call
         return []
     return list(found.get("missing_keys") or [])
+
+
+@cache
+def shipped_model_strings() -> frozenset[str]:
+    """The litellm model strings that the model files in ``skillbench/conf`` name. tests/plan/test_routing.py asks
+    litellm to route each one, so the preflight asks only about other strings (importing litellm costs seconds)."""
+    import skillbench.conf
+
+    conf = Path(skillbench.conf.__file__).parent
+    found: set[str] = set()
+    for group in ("agent", "judge", "user_sim", "mock"):
+        for path in sorted((conf / group).glob("*.yaml")):
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            node = data.get("llm") if group == "mock" else data
+            model = node.get("model") if isinstance(node, dict) else None
+            if isinstance(model, str) and model != "???":
+                found.add(model)
+    return frozenset(found)
+
+
+def routing_problems(jobs: list[PlannedJob]) -> list[str]:
+    """Real models whose string litellm cannot route to a provider (``agent.model=notaprovider/foo``): every call
+    would fail. Asked of litellm itself, without a network call; a string a shipped model file names is known good."""
+    users: dict[tuple[str, str | None], set[str]] = defaultdict(set)
+    for job in jobs:
+        for role, model in model_roles(job.cfg) if job.cfg is not None else []:
+            if not model.simulated and model.model not in shipped_model_strings():
+                users[model.model, model.api_base].add(f"{role} {model.name}")
+    problems: list[str] = []
+    for (model, api_base), who in sorted(users.items(), key=lambda item: (item[0][0], item[0][1] or "")):
+        problem = route_problem(model, api_base)
+        if problem:
+            problems.append(
+                f"litellm cannot route model '{model}' ({problem}); needed by {_users(who)}. Fix: start the model "
+                f"string with its litellm provider (anthropic/..., gemini/..., openai/..., or hosted_vllm/<served name> "
+                f"with an api_base for a server of your own; list: https://docs.litellm.ai/docs/providers)."
+            )
+    return problems
 
 
 def served_name(model: str) -> str:
@@ -125,6 +168,7 @@ def preflight_problems(jobs: list[PlannedJob], *, probe_timeout_s: float = 3.0, 
         problems.append(
             f"{env} is not set; needed by {_users(users)}. Fix: export {env}=<your key>, or drop those models from the run."
         )
+    problems += routing_problems(jobs)
     if not network:
         return problems
     probes = [Endpoint(base, key_envs[base]) for base in endpoints]

@@ -13,6 +13,7 @@ from skillbench.benchmark.loader import Benchmark
 from skillbench.config import RunConfig, validate_config
 from skillbench.core.errors import BenchmarkDataError, ConfigError
 from skillbench.engine.names import check_registered_names
+from skillbench.plan.hydra_errors import one_line
 
 
 @dataclass
@@ -29,7 +30,11 @@ class PlannedJob:
 
 
 def sweep_overrides(master: DictConfig) -> list[list[str]]:
-    """The override list of each job, as Hydra's basic sweeper expands them (params, then the command line)."""
+    """The override list of each job, as Hydra's basic sweeper expands them (params, then the command line).
+
+    Raises ConfigError when a sweep value expands to nothing (``'agent=glob(nomatch*)'``): Hydra would launch 0
+    jobs, leave an empty sweep folder and exit 0.
+    """
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     from hydra.core.global_hydra import GlobalHydra
     from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -37,8 +42,19 @@ def sweep_overrides(master: DictConfig) -> list[list[str]]:
     params = OmegaConf.select(master, "hydra.sweeper.params") or {}
     arguments = [f"{key}={value}" for key, value in params.items()]
     arguments += list(OmegaConf.select(master, "hydra.overrides.task") or [])
-    parser = OverridesParser.create(config_loader=GlobalHydra.instance().config_loader())
-    batches = BasicSweeper.split_arguments(parser.parse_overrides(arguments), None)
+    loader = GlobalHydra.instance().config_loader()
+    parser = OverridesParser.create(config_loader=loader)
+    overrides = parser.parse_overrides(arguments)
+    for override in overrides:
+        if override.is_sweep_override() and override.is_discrete_sweep() and not list(override.sweep_string_iterator()):
+            key = override.get_key_element()
+            options = loader.get_group_options(key) if loader.repository.group_exists(key) else []
+            known = f" one of: {', '.join(options)}" if options else " at least one value"
+            raise ConfigError(
+                f"sweep value '{override.input_line}' gives no value, so the sweep has no job. "
+                f"Fix: make it match{known} (or list them: {key}=a,b)."
+            )
+    batches = BasicSweeper.split_arguments(overrides, None)
     return [list(job) for batch in batches for job in batch]
 
 
@@ -47,8 +63,9 @@ class ComposedJob:
     """One job's composed config, without the ``hydra`` node (the task function never sees it either)."""
 
     overrides: list[str]
-    cfg: DictConfig
+    cfg: DictConfig | None  # None: Hydra could not compose the job (``problem`` says why)
     choices: dict[str, str | None] = field(default_factory=dict)
+    problem: str | None = None
 
 
 def _body(cfg: DictConfig) -> DictConfig:
@@ -60,27 +77,39 @@ def _choices(cfg: DictConfig) -> dict[str, str | None]:
     return dict(OmegaConf.select(cfg, "hydra.runtime.choices") or {})
 
 
+def composition_problem(exc: BaseException) -> str:
+    """One line for a job Hydra cannot compose (an unknown option or key in one value of a sweep list)."""
+    return one_line(exc) or " ".join(str(exc).split())
+
+
 def compose_jobs(master: DictConfig) -> list[ComposedJob]:
-    """Each job's composed config (as the launcher will compose it); a single run is its own only job."""
+    """Each job's composed config (as the launcher will compose it); a single run is its own only job.
+
+    A job Hydra cannot compose (``agent=sim_careful,sim_carefull``) is kept with its problem, so the
+    preflight lists it with every other job's problems instead of giving up on the whole sweep.
+    """
     from hydra.core.global_hydra import GlobalHydra
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
 
     if "MULTIRUN" not in str(OmegaConf.select(master, "hydra.mode")):
         return [ComposedJob(list(OmegaConf.select(master, "hydra.overrides.task") or []), _body(master), _choices(master))]
     loader = GlobalHydra.instance().config_loader()
-    jobs = sweep_overrides(master)
-    if not jobs:
-        return []
-    base = loader.load_sweep_config(master, jobs[0])
-    first = ComposedJob(jobs[0], _body(base), _choices(base))
-    composed = [first]
-    swapper = _GroupSwapper(loader, first, str(base.hydra.job.config_name))
-    for job in jobs[1:]:
+    composed: list[ComposedJob] = []
+    swapper: _GroupSwapper | None = None  # built from the first job Hydra composes
+    for job in sweep_overrides(master):
         # Hydra composes a job in ~0.3 s; 85 of them would delay the first call by half a minute. A job
         # that differs from the first only in plain config groups is the first with those nodes swapped.
-        quick = swapper.swap(job)
+        quick = swapper.swap(job) if swapper is not None else None
         if quick is None:
-            full = loader.load_sweep_config(master, job)
+            try:
+                full = loader.load_sweep_config(master, job)
+            except (HydraException, OmegaConfBaseException) as exc:
+                composed.append(ComposedJob(job, None, problem=composition_problem(exc)))
+                continue
             quick = ComposedJob(job, _body(full), _choices(full))
+            if swapper is None:
+                swapper = _GroupSwapper(loader, quick, str(full.hydra.job.config_name))
         composed.append(quick)
     return composed
 
@@ -133,11 +162,14 @@ class _GroupSwapper:
         if key not in self.exact:
             chosen = self.base.choices.get(key)
             node = self.node(self.base.overrides, key, chosen) if chosen else None
-            self.exact[key] = node is not None and OmegaConf.to_container(node) == OmegaConf.to_container(self.base.cfg[key])
+            base = self.base.cfg
+            self.exact[key] = (node is not None and base is not None
+                               and OmegaConf.to_container(node) == OmegaConf.to_container(base[key]))
         return self.exact[key]
 
     def swap(self, job: list[str]) -> ComposedJob | None:
         """``job`` as the first job with its differing groups swapped; None when that would not be exact."""
+        assert self.base.cfg is not None
         changes: dict[str, DictConfig] = {}
         for item in job:
             key, value = item.split("=", 1)
@@ -172,6 +204,9 @@ def plan_jobs(composed: list[ComposedJob]) -> list[PlannedJob]:
     for item in composed:
         job = PlannedJob(overrides=item.overrides, choices=item.choices)
         jobs.append(job)
+        if item.cfg is None:
+            job.problem = item.problem
+            continue
         try:
             job.cfg = validate_config(item.cfg, choices=job.choices)
             check_registered_names(job.cfg, job.choices)
