@@ -16,7 +16,6 @@ from omegaconf import DictConfig
 
 from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.config import RunConfig, validate_config
-from skillbench.config.schema import LlmMock
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
 from skillbench.core.money import usd
 from skillbench.engine.progress import BudgetReached, SweepPosition
@@ -60,14 +59,13 @@ def _remove_hydra_leftovers(job_dir: Path, multirun: bool) -> None:
 
 
 def check_credentials(cfg: RunConfig) -> None:
-    """A hosted provider without its key would fail every call; say so once, before anything runs."""
-    roles = [("agent", cfg.agent), ("judge", cfg.judge), ("user_sim", cfg.user_sim)]
-    if isinstance(cfg.mock, LlmMock):
-        roles.append(("mock.llm", cfg.mock.llm))
-    for role, model in roles:
-        self_hosted = model.api_base is not None  # an OpenAI-compatible server of your own may need no key
-        if model.simulated or self_hosted or not model.api_key_env or os.environ.get(model.api_key_env):
-            continue
+    """A provider without its key would fail every call; say so once, before anything runs (the preflight's
+    rule: a vLLM-like server of your own may need no key, litellm's OpenAI client always needs one)."""
+    from skillbench.plan.preflight import missing_keys, model_roles
+
+    missing = missing_keys(model_roles(cfg))
+    if missing:
+        role, model = missing[0]
         raise ConfigError(
             f"{role} '{model.name}' ({model.model}) needs the environment variable {model.api_key_env}. "
             f"Fix: export {model.api_key_env}=<your key>, or pick an offline model (e.g. {role.split('.')[0]}=sim_*)."

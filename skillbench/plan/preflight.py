@@ -37,12 +37,22 @@ def called_models(job: PlannedJob) -> list[tuple[str, ModelConfig]]:
     return [(role, model) for role, model in model_roles(job.cfg) if job.roles is None or role in job.roles]
 
 
+# Routes to servers that may need no key. Every other litellm route refuses to send a request without one,
+# also to an api_base of one's own (the OpenAI client among them: gpt-5 or openai/<name> at a local server).
+_KEYLESS_ROUTES = ("hosted_vllm/", "vllm/", "ollama/", "ollama_chat/", "lm_studio/", "llamafile/")
+
+
+def needs_key(model: ModelConfig) -> bool:
+    """Whether litellm needs a key to call this model: a hosted provider, or a keyed route to an api_base."""
+    return not model.simulated and (model.api_base is None or not model.model.startswith(_KEYLESS_ROUTES))
+
+
 def missing_keys(models: list[tuple[str, ModelConfig]]) -> list[tuple[str, ModelConfig]]:
-    """The hosted models whose key variable is unset (self-hosted servers may need no key)."""
+    """The models that need a key whose key variable is unset (self-hosted vLLM-like servers may need none)."""
     return [
         (role, model)
         for role, model in models
-        if not model.simulated and model.api_base is None and model.api_key_env and not os.environ.get(model.api_key_env)
+        if needs_key(model) and model.api_key_env and not os.environ.get(model.api_key_env)
     ]
 
 
@@ -157,7 +167,7 @@ def preflight_problems(jobs: list[PlannedJob], *, probe_timeout_s: float = 3.0, 
         for role, model in missing_keys(models):
             keys[str(model.api_key_env)].add(f"{role} {model.name}")
         for role, model in models:
-            if not model.simulated and model.api_base is None and not model.api_key_env:
+            if needs_key(model) and not model.api_key_env:
                 for env in litellm_missing_keys(model):
                     keys[env].add(f"{role} {model.name}")
         for role, model in models:

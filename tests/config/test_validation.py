@@ -48,3 +48,22 @@ def test_missing_provider_key_is_refused_up_front(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("GEMINI_API_KEY", "k")
     check_credentials(compose_config("judge=gemini2_5_pro"))
     check_credentials(compose_config("agent=qwen3_5_9b"))  # self-hosted: no key required
+
+
+def test_a_keyed_route_to_an_api_base_of_ones_own_still_needs_its_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    # litellm's OpenAI client refuses to send a request without a key, whatever the api_base; vLLM's route does not.
+    from skillbench.app import check_credentials
+    from skillbench.plan.preflight import missing_keys, model_roles
+    from tests.conftest import compose_config
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    local = "http://127.0.0.1:9/v1"
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        check_credentials(compose_config("agent=gpt5", f"agent.api_base={local}"))
+    custom = compose_config("agent=custom", "agent.model=openai/my-model", f"agent.api_base={local}",
+                            "agent.api_key_env=MY_SERVER_KEY")
+    monkeypatch.delenv("MY_SERVER_KEY", raising=False)
+    assert [m.name for _, m in missing_keys(model_roles(custom))] == ["custom"]
+    vllm = compose_config("agent=custom", "agent.model=hosted_vllm/my-model", f"agent.api_base={local}",
+                          "agent.api_key_env=MY_SERVER_KEY")
+    assert missing_keys(model_roles(vllm)) == []
