@@ -176,16 +176,29 @@ class Build:
                 raise BuildError(f"{exc}. Fix: add ingest.path=<file.jsonl>.") from None
             raw = read_source(self.cfg.ingest.format, path, options)
             report.items_in = len(raw)
-            items = [self._cached("build_ingest", "pii-v1", c.model_dump(mode="json"), ScrubbedConversation,
-                                  lambda c=c: scrub(c), report) for c in raw]
+            # A name marked in one transcript is scrubbed in all (sources reuse identities, and staff names recur),
+            # so every item's key holds the source's names: a new name rescrubs every item (cheap, no model).
+            names = sorted({n for c in raw for n in c.metadata.pii_names})
+            settings = {"rules": "pii-v2", "names": content_hash(names)}
+            items = [self._cached("build_ingest", settings, c.model_dump(mode="json"), ScrubbedConversation,
+                                  lambda c=c: scrub(c, names), report) for c in raw]
             replaced: Counter[str] = Counter()
             for item in items:
                 replaced.update({r.kind: r.count for r in item.replaced})
+            # What the source marked as personal (names, account numbers, PINs ... the converter knew), in distinct
+            # values per conversation: the scrubber replaces these wherever they occur, besides its patterns.
+            marked: Counter[str] = Counter()
+            for c in raw:
+                marked["name"] += len(set(c.metadata.pii_names))
+                marked.update({k: len(set(v)) for k, v in c.metadata.pii_values.items()})
+            with_marks = sum(1 for c in raw if c.metadata.pii_names or c.metadata.pii_values)
             report.items_out = len(items)
-            report.notes = {"pii_replaced": dict(sorted(replaced.items()))}
+            report.notes = {"pii_replaced": dict(sorted(replaced.items())), "pii_marked": dict(sorted(marked.items())),
+                            "conversations_with_marked_pii": with_marks}
             self._write("ingest", items)
             write_json_atomic(self.work / "pii_report.json", {
                 "replaced": dict(sorted(replaced.items())),
+                "marked": {"conversations": with_marks, "values": dict(sorted(marked.items()))},
                 "by_conversation": {i.conversation.id: {r.kind: r.count for r in i.replaced} for i in items if i.replaced}})
             return items
 

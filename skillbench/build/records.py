@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+PiiKind = Literal["email", "phone", "card_or_account", "pin", "date_of_birth", "secret", "address", "name"]
+
 
 class BuildRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -32,6 +34,9 @@ class ConversationMeta(BuildRecord):
     purpose: str | None = Field(None, description="Call-purpose label (intent, task), if known; clustering groups by it.")
     organisation: str | None = Field(None, description="The organisation whose support line the call reached.")
     pii_names: list[str] = Field(default_factory=list, description="Personal names known to occur in the text (scrubbed).")
+    pii_values: dict[PiiKind, list[str]] = Field(
+        default_factory=dict, description="Other personal values known to occur, by kind (card_or_account, pin, date_of_birth, "
+                                          "secret, address, email, phone): scrubbed wherever they occur, in any case.")
     extra: dict[str, Any] = Field(default_factory=dict, description="Anything else the source records (not read by the stages).")
 
 
@@ -44,7 +49,7 @@ class Conversation(BuildRecord):
 
 
 class Replacement(BuildRecord):
-    kind: str = Field(description="email, phone, card_or_account, address or name.")
+    kind: str = Field(description="email, phone, card_or_account, pin, date_of_birth, secret, address or name.")
     count: int = Field(description="How many occurrences were replaced.")
 
 
