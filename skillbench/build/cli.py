@@ -115,6 +115,9 @@ def measure_main(argv: list[str]) -> int:
     text = result["text"]
     print(f"text_only ARI {text['ARI']} NMI {text['NMI']} k {text['k']} (flow similarity not comparable: "
           f"text-only action types are unnamed clusters)")
+    tools = result["text_tools"]
+    print(f"text_tools ARI {tools['ARI']} NMI {tools['NMI']} k {tools['k']} tool_accuracy {tools['tool_accuracy']} "
+          f"(as extractor=text builds: turn types and the tools predicted from the words)")
     for task, value in main["per_task"].items():
         print(f"flow_similarity[{task}] {value}")
     if args.e2e_tasks != 0:

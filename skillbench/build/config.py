@@ -37,6 +37,12 @@ class ExtractorConfig(Part):
     name: str = Field(description="Option name.")
     kind: Literal["annotated", "text", "llm"] = Field(description="annotated labels/tool calls, offline text-only, or a model.")
     n_types: int = Field(40, ge=2, description="text: number of action types learnt from agent turns.")
+    predict_tools: bool = Field(True, description="text, llm: predict the catalogue tools a conversation used from its "
+                                                  "words (text: always; llm: where the model named none), as query:<tool>.")
+    catalogue: str | None = Field(None, description="text, llm: a JSON/YAML list of {name, description} tools, for "
+                                                    "transcripts that record no tool calls (the recorded ones are always in it).")
+    min_tool_similarity: float = Field(0.05, ge=0, le=1, description="text, llm: least TF-IDF cosine similarity of a "
+                                                                     "conversation to a tool for it to count as used.")
     attempts: int = Field(3, ge=1, description="llm: attempts per conversation before it is dropped.")
     model: ModelConfig | None = Field(None, description="llm: the model, configured like the engine's models.")
 

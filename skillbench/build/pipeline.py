@@ -23,6 +23,7 @@ from skillbench.benchmark.generator.identities import seed_for
 from skillbench.benchmark.generator.model import SkillSpec
 from skillbench.build import benchmark as bench
 from skillbench.build import llm
+from skillbench.build.catalogue import ToolPredictor, load_catalogue, source_catalogue
 from skillbench.build.cluster import cluster_sequences
 from skillbench.build.config import BuildConfig, stage_settings
 from skillbench.build.conversations import RatedCandidate, rate
@@ -206,10 +207,21 @@ class Build:
         conversations = [s.conversation for s in self._read("ingest", ScrubbedConversation)]
         cfg = self.cfg.extractor
         settings = stage_settings(self.cfg, "extractor")
+        catalogue = source_catalogue(conversations, load_catalogue(cfg.catalogue))
         with self._stage("extract") as report:
             report.items_in = len(conversations)
+            report.notes["catalogue_tools"] = len(catalogue)
+            if cfg.kind != "annotated":  # both read the catalogue, the text path its whole corpus: part of every key
+                settings = {**settings, "catalogue": content_hash([t.model_dump() for t in catalogue])}
+            predictor: list[ToolPredictor] = []
+
+            def tools() -> ToolPredictor:  # fitted once, and only when some item is not in the store
+                if not predictor:
+                    predictor.append(ToolPredictor(conversations, catalogue, cfg.min_tool_similarity))
+                return predictor[0]
+
             if cfg.kind == "llm":
-                items = asyncio.run(self._extract_llm(conversations, settings, report))
+                items = asyncio.run(self._extract_llm(conversations, catalogue, tools, settings, report))
             else:
                 types: list[TurnTypes] = []
                 if cfg.kind == "text":
@@ -218,33 +230,34 @@ class Build:
                 def make(c: Conversation) -> ActionSequence:
                     if cfg.kind == "annotated":
                         return annotated(c)
-                    if not types:  # learnt once, and only when some item is not in the store
+                    if not types:
                         types.append(TurnTypes(conversations, n_types=cfg.n_types))
-                    return text_only(c, types[0])
+                    return text_only(c, types[0], tools() if cfg.predict_tools else None)
 
                 items = [self._cached("build_extract", settings, c.model_dump(mode="json"), ActionSequence,
                                       lambda c=c: make(c), report) for c in conversations]
             kept = [i for i in items if not i.dropped]
             report.dropped = dict(Counter(i.dropped.split(":")[0] for i in items if i.dropped))
             report.items_out = len(kept)
-            report.model_calls = int(sum(i.usage.get("calls", 0) for i in items))
-            report.cost_usd = round(sum(i.usage.get("cost_usd", 0.0) for i in items), 6)
+            if cfg.kind != "annotated":
+                report.notes["with_tool_calls"] = sum(1 for i in kept if any(a.startswith("query:") for a in i.actions))
+            self._account(report, [i.usage for i in items])
             self._write("extract", items)
             return kept
 
-    async def _extract_llm(self, conversations: list[Conversation], settings: Any, report: StageReport) -> list[ActionSequence]:
+    async def _extract_llm(self, conversations: list[Conversation], catalogue: list[Any], tools: Callable[[], ToolPredictor],
+                           settings: Any, report: StageReport) -> list[ActionSequence]:
         cfg = self.cfg.extractor
         assert cfg.model is not None
+        # One client for every conversation: one concurrency limit (model.concurrency) for the endpoint, and
+        # litellm loads only if some item is not stored.
+        client: Any = LazyClient(ClientPool(), cfg.model)
 
         async def one(c: Conversation) -> ActionSequence:
-            key = content_hash({"v": VERSION, "settings": settings, "item": c.model_dump(mode="json")})
-            item, reused = await self.store.get_or_create(
-                "build_extract", key, ActionSequence, lambda: with_llm(c, cfg.model, attempts=cfg.attempts),  # type: ignore[arg-type]
-                keep=lambda a: not (a.dropped or "").startswith("model error"))  # endpoint failures are retried next run
-            if reused:
-                report.reused += 1
-                return item.model_copy(update={"usage": {}})  # spent on an earlier run
-            return item
+            return await self._cached_async(
+                "build_extract", settings, c.model_dump(mode="json"), ActionSequence,
+                lambda: with_llm(client, c, catalogue, version=cfg.model.prompt_template, attempts=cfg.attempts,  # type: ignore[union-attr]
+                                 tools=tools() if cfg.predict_tools else None), report)
 
         return list(await asyncio.gather(*(one(c) for c in conversations)))
 

@@ -13,7 +13,7 @@ from skillbench.build.cli import build_main, load_config
 from skillbench.build.pipeline import Build, BuildError
 from skillbench.cli import main as cli_main
 from skillbench.core.errors import ConfigError
-from tests.build.conftest import assert_no_planted, overrides
+from tests.build.conftest import assert_no_planted, lint_and_run, overrides
 
 
 def test_offline_build_writes_a_lint_clean_benchmark_and_a_rerun_reuses_everything(
@@ -82,3 +82,17 @@ def test_a_stored_skill_reads_back_in_a_process_that_never_wrote_it() -> None:
     data["spec"]["steps"][0]["facts"] = fresh
     data["spec"]["facts"] = f"build.facts_{content_hash(fresh)[:12]}"
     assert WrittenSkill.model_validate_json(json.dumps(data)).spec.facts == data["spec"]["facts"]
+
+
+def test_the_text_path_builds_a_benchmark_that_lints_and_runs(transcripts: Path, tmp_path: Path) -> None:
+    """No labels, no model: turn types from the agent's words, the catalogue tools predicted from them."""
+    out = tmp_path / "text"
+    assert build_main(overrides(transcripts, out, "extractor=text", "extractor.n_types=6")) == 0
+    sequences = [json.loads(line) for line in (out / "_build" / "02_actions.jsonl").read_text().splitlines()]
+    predicted = {s["purpose"]: s["tools"] for s in sequences}
+    assert predicted == {"block_card": ["card_block"], "check_balance": ["balance_check"], "move_house": ["address_update"]}
+    assert all(not a.startswith("query:") or a[6:] in s["tools"] for s in sequences for a in s["actions"])
+    bench = load_benchmark(out)
+    assert {s.category for s in bench.skills.values()} == {"block_card", "check_balance", "move_house"}
+    assert {"card.block", "balance.check", "address.update"} <= {t for s in bench.skills.values() for t in s.tools}
+    lint_and_run(out, tmp_path / "run")

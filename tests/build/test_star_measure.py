@@ -41,9 +41,10 @@ def test_star_converter_and_measure_on_a_few_dialogues(tmp_path: Path) -> None:
     sequences = [annotated(c) for c in conversations]
     assert any(a.startswith("query:") for s in sequences for a in s.actions)
     result = measure_star(sample, per_purpose=None, k=None, k_min=2, k_max=6, text_types=8, mined_by="purpose")
-    for path in ("annotated", "text"):
+    for path in ("annotated", "text", "text_tools"):
         assert -1.0 <= result[path]["ARI"] <= 1.0 and 0.0 <= result[path]["NMI"] <= 1.0
     assert 0.0 <= result["annotated"]["flow_similarity"] <= 1.0
+    assert 0.0 <= result["text_tools"]["tool_accuracy"] <= 1.0
     mined, gold = result["workflows"]["mined"], result["workflows"]["gold"]
     assert mined and set(mined) <= set(gold)
     for task, workflow in gold.items():  # the flow graph's main path, its queries calls of the task's API
