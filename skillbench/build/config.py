@@ -148,6 +148,8 @@ class BuildConfig(Part):
     stage: Literal["all", "ingest", "extract", "cluster", "represent", "skills", "scenarios"] = Field(
         "all", description="Run every stage, or one (reading the previous stage's file).")
     store: str | None = Field(None, description="Content-addressed item cache; default <out>/_build/store.")
+    preflight: bool = Field(True, description="Before any stage runs: every key of the model stages to run set, every "
+                                              "self-hosted endpoint answering with its model (the engine's preflight).")
     ingest: IngestConfig
     extractor: ExtractorConfig
     clusterer: ClustererConfig
@@ -159,6 +161,22 @@ class BuildConfig(Part):
 
     def store_root(self) -> Path:
         return Path(self.store) if self.store else Path(self.out) / "_build" / "store"
+
+
+def model_roles(cfg: BuildConfig, stages: tuple[str, ...] = STAGES) -> list[tuple[str, ModelConfig]]:
+    """The models the given stages will call, with the option that calls each (e.g. ``skill_writer``)."""
+    roles: list[tuple[str, ModelConfig | None]] = []
+    if "extract" in stages and cfg.extractor.kind == "llm":
+        roles.append(("extractor", cfg.extractor.model))
+    if "represent" in stages and cfg.representative.kind == "llm":
+        roles.append(("representative", cfg.representative.model))
+    if "skills" in stages and cfg.skill_writer.kind == "llm":
+        roles.append(("skill_writer", cfg.skill_writer.model))
+    if "skills" in stages and cfg.filter.kind == "llm_judge":
+        roles.append(("filter", cfg.filter.model))
+    if "scenarios" in stages and cfg.selection.kind == "rated":
+        roles += [("selection.writer", cfg.selection.writer), ("selection.rater", cfg.selection.rater)]
+    return [(role, model) for role, model in roles if model is not None]
 
 
 def stage_settings(cfg: BuildConfig, part: str) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from skillbench.build import benchmark as bench
 from skillbench.build import llm
 from skillbench.build.catalogue import ToolPredictor, load_catalogue, source_catalogue
 from skillbench.build.cluster import cluster_sequences
-from skillbench.build.config import BuildConfig, stage_settings
+from skillbench.build.config import STAGES, BuildConfig, model_roles, stage_settings
 from skillbench.build.conversations import RatedCandidate, rate
 from skillbench.build.extract import TurnTypes, annotated, text_only, with_llm
 from skillbench.build.ingest import read_source
@@ -545,8 +545,22 @@ class Build:
         path.with_suffix(".tmp").replace(path)
         return chosen
 
+    def preflight(self, stages: tuple[str, ...]) -> None:
+        """BuildError listing every unset key and dead endpoint of the model stages to run, before any runs."""
+        roles = model_roles(self.cfg, stages)
+        if not roles or not self.cfg.preflight:
+            return
+        # Imported here: the plan package loads the engine's sweep planning, needed only when a model stage runs.
+        from skillbench.plan.preflight import model_problems
+
+        problems = model_problems(roles, api_base_hint="e.g. skill_writer.model.api_base=http://host:port/v1")
+        if problems:
+            more = f"\n{len(problems)} problems; nothing was built (preflight=false skips these checks)." if len(problems) > 1 else ""
+            raise BuildError("\n".join(problems) + more)
+
     def run(self) -> None:
-        stages = ("ingest", "extract", "cluster", "represent", "skills", "scenarios")
-        for stage in stages if self.cfg.stage == "all" else (self.cfg.stage,):
+        stages = STAGES if self.cfg.stage == "all" else (self.cfg.stage,)
+        self.preflight(stages)
+        for stage in stages:
             getattr(self, stage)()
 

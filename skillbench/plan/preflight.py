@@ -98,23 +98,33 @@ def preflight_problems(jobs: list[PlannedJob], *, probe_timeout_s: float = 3.0, 
     for job in jobs:
         if job.problem and job.problem not in problems:
             problems.append(job.problem)
+    roles = [(role, model) for job in jobs if job.cfg is not None for role, model in model_roles(job.cfg)]
+    return problems + model_problems(roles, probe_timeout_s=probe_timeout_s, network=network)
+
+
+def model_problems(roles: list[tuple[str, ModelConfig]], *, probe_timeout_s: float = 3.0, network: bool = True,
+                   api_base_hint: str = "agent.api_base=..., or their SKILLBENCH_*_API_BASE variable") -> list[str]:
+    """The problems of models called in ``roles``: unset keys, then dead endpoints or ones not serving the model.
+
+    Shared by the engine's preflight and `skillbench build`'s model stages; ``api_base_hint`` says how
+    the caller's configs point a model elsewhere.
+    """
+    problems: list[str] = []
     keys: dict[str, set[str]] = defaultdict(set)
     # endpoint -> model string -> the roles that use it
     endpoints: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     key_envs: dict[str, str | None] = {}  # one probe per server, with the first key configured for it
-    for job in jobs:
-        if job.cfg is None:
+    for role, model in roles:
+        if model.simulated:
             continue
-        for role, model in missing_keys(job.cfg):
+        if model.api_base is None and model.api_key_env and not os.environ.get(model.api_key_env):
             keys[str(model.api_key_env)].add(f"{role} {model.name}")
-        for role, model in model_roles(job.cfg):
-            if not model.simulated and model.api_base is None and not model.api_key_env:
-                for env in litellm_missing_keys(model):
-                    keys[env].add(f"{role} {model.name}")
-        for role, model in model_roles(job.cfg):
-            if not model.simulated and model.api_base is not None:
-                endpoints[model.api_base][model.model].add(f"{role} {model.name}")
-                key_envs[model.api_base] = key_envs.get(model.api_base) or model.api_key_env
+        if model.api_base is None and not model.api_key_env:
+            for env in litellm_missing_keys(model):
+                keys[env].add(f"{role} {model.name}")
+        if model.api_base is not None:
+            endpoints[model.api_base][model.model].add(f"{role} {model.name}")
+            key_envs[model.api_base] = key_envs.get(model.api_base) or model.api_key_env
     for env, users in sorted(keys.items()):
         problems.append(
             f"{env} is not set; needed by {_users(users)}. Fix: export {env}=<your key>, or drop those models from the run."
@@ -128,7 +138,7 @@ def preflight_problems(jobs: list[PlannedJob], *, probe_timeout_s: float = 3.0, 
             users = set().union(*models.values())
             problems.append(
                 f"endpoint {endpoint.api_base} {answer}; needed by {_users(users)}. Fix: start the server there, or "
-                f"point those models' api_base (agent.api_base=..., or their SKILLBENCH_*_API_BASE variable) at one."
+                f"point those models' api_base ({api_base_hint}) at one."
             )
             continue
         for model, users in sorted(models.items()):

@@ -41,7 +41,7 @@ def test_malformed_replies_are_retried_then_dropped_and_nothing_is_asked_twice(t
         return text_reply(f"```json\n{GOOD}\n```")
 
     out = tmp_path / "llm"
-    with stub_server(script) as server:
+    with stub_server(script, models=("stub-extractor",)) as server:
         build = _run(_llm(transcripts, out, server.base_url))
         assert len(server.requests) == 4 * 3 + 4 * 2 + 4 * 1
         for request in server.requests:
@@ -58,7 +58,7 @@ def test_malformed_replies_are_retried_then_dropped_and_nothing_is_asked_twice(t
 
 def test_an_interrupted_extraction_redoes_only_unfinished_items(transcripts: Path, tmp_path: Path) -> None:
     out = tmp_path / "killed"
-    with stub_server(lambda body: text_reply(GOOD), fail_first=5, fail_status=400) as server:
+    with stub_server(lambda body: text_reply(GOOD), fail_first=5, fail_status=400, models=("stub-extractor",)) as server:
         build = _run(_llm(transcripts, out, server.base_url))
         assert len(server.requests) == 12
         assert {s.stage: s for s in build.summary().stages}["extract"].dropped == {"model error": 5}
