@@ -30,6 +30,9 @@ class IngestError(SkillbenchError):
 @READERS.register("jsonl")
 def read_jsonl(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        raise IngestError(f"ingest.path: {path} holds no *.jsonl file. Fix: point ingest.path at a .jsonl file or a folder "
+                          f"of them (or pick the reader that fits: ingest=star, ingest=abcd).")
     for file in files:
         for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
             if not line.strip():
@@ -160,7 +163,12 @@ def read_star(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
     per_purpose = options.get("per_purpose")
     seen: dict[str, int] = defaultdict(int)
     for file in files:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise IngestError(f"{file}: not JSON ({exc}). Fix: point ingest.path at STAR's dialogues.") from None
+        if not isinstance(data, dict) or "Events" not in data:
+            continue  # not a STAR dialogue (another data set's file): none at all is reported by read_source
         scenario = data.get("Scenario", {})
         tasks = [c.get("Task") for c in scenario.get("WizardCapabilities", [])]
         if options.get("single_task_only", True) and (
@@ -184,6 +192,9 @@ def read_star(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
 def read_abcd(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
     """ABCD dialogues in the raw release format (``delexed`` turns; actions are ``take_action`` targets)."""
     files = [path] if path.is_file() else sorted(p for p in path.glob("*.json") if p.name.startswith(("abcd", "dialogstudio")))
+    if not files:
+        raise IngestError(f"ingest.path: {path} holds no ABCD file (abcd*.json, dialogstudio*.json). Fix: point ingest.path at "
+                          f"the ABCD folder or file (or pick the reader that fits: ingest=star, ingest=jsonl).")
     seen: set[str] = set()
     for file in files:
         data = json.loads(file.read_text(encoding="utf-8"))
@@ -216,8 +227,17 @@ def read_abcd(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
                     pii_values=marked))  # type: ignore[arg-type]
 
 
+_FORMATS = {"jsonl": "one conversation per line (docs/pipeline.md)", "star": "STAR's dialogues/<id>.json",
+            "abcd": "ABCD's raw release (abcd*.json)"}
+
+
 def read_source(kind: str, path: Path, options: dict[str, Any]) -> list[Conversation]:
     if not path.exists():
         raise IngestError(f"ingest.path: {path} does not exist. Fix: point ingest.path at the transcripts "
                           f"(the STAR/ABCD folder or a .jsonl file).")
-    return list(READERS.get(kind)(path, options))
+    found = list(READERS.get(kind)(path, options))
+    if not found:  # files of another format, or filters that keep nothing: say so now, not stages later
+        kept = " (only complete single-task dialogues are kept: ingest.single_task_only=false keeps all)" if kind == "star" else ""
+        raise IngestError(f"ingest.path: {path}: no conversation read as ingest={kind}, {_FORMATS.get(kind, kind)}{kept}. "
+                          f"Fix: point ingest.path at such files, or pick the reader that fits them (ingest=star, abcd or jsonl).")
+    return found

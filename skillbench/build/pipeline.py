@@ -558,8 +558,19 @@ class Build:
             more = f"\n{len(problems)} problems; nothing was built (preflight=false skips these checks)." if len(problems) > 1 else ""
             raise BuildError("\n".join(problems) + more)
 
+    def check_folders(self) -> None:
+        """BuildError when ``out`` (or the store) is, or lies under, a file: said before anything is read."""
+        for field, folder in (("out", self.out), ("store", self.store.root if self.cfg.store else None)):
+            if folder is None:
+                continue
+            blocking = next((p for p in (folder, *folder.parents) if p.exists()), None)
+            if blocking is not None and not blocking.is_dir():
+                raise BuildError(f"{field}={folder}: {blocking} is a file, not a folder. Fix: point {field}= at a new "
+                                 f"folder or an earlier build's.")
+
     def run(self) -> None:
         stages = STAGES if self.cfg.stage == "all" else (self.cfg.stage,)
+        self.check_folders()
         self.preflight(stages)
         for stage in stages:
             getattr(self, stage)()

@@ -96,3 +96,32 @@ def test_the_text_path_builds_a_benchmark_that_lints_and_runs(transcripts: Path,
     assert {s.category for s in bench.skills.values()} == {"block_card", "check_balance", "move_house"}
     assert {"card.block", "balance.check", "address.update"} <= {t for s in bench.skills.values() for t in s.tools}
     lint_and_run(out, tmp_path / "run")
+
+
+def test_unusable_paths_are_one_line_naming_the_path_and_the_fix(transcripts: Path, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    def fails(*args: str) -> str:
+        assert cli_main(["build", *args]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "Fix:" in err and "Traceback" not in err
+        return err
+
+    a_file = tmp_path / "a_file"
+    a_file.write_text("not a folder")
+    assert "out=" in fails(*overrides(transcripts, a_file)) and "is a file, not a folder" in fails(*overrides(transcripts, a_file / "x"))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert f"{empty} holds no *.jsonl file" in fails("ingest=jsonl", f"ingest.path={empty}", f"out={tmp_path / 'o1'}")
+    (tmp_path / "blank.jsonl").write_text("\n")
+    assert "no conversation read as ingest=jsonl" in fails("ingest=jsonl", f"ingest.path={tmp_path / 'blank.jsonl'}",
+                                                           f"out={tmp_path / 'o2'}")
+    star_like = tmp_path / "star"
+    (star_like / "dialogues").mkdir(parents=True)
+    (star_like / "dialogues" / "1.json").write_text("{}")
+    assert f"{star_like} holds no ABCD file" in fails("ingest=abcd", f"ingest.path={star_like}", f"out={tmp_path / 'o3'}")
+    assert "no conversation read as ingest=star" in fails("ingest=star", f"ingest.path={star_like}", f"out={tmp_path / 'o4'}")
+    abcd_like = tmp_path / "abcd"
+    abcd_like.mkdir()
+    (abcd_like / "abcd_sample.json").write_text('[{"convo_id": 1, "scenario": {}}]')
+    assert "no conversation read as ingest=star" in fails("ingest=star", f"ingest.path={abcd_like}", f"out={tmp_path / 'o5'}")
+    assert not any((tmp_path / f"o{i}" / "_build" / "03_clusters.jsonl").exists() for i in range(1, 6))
