@@ -8,7 +8,7 @@ Four kinds of rule, applied to turn text, tool-call arguments and results, and m
   end of the two turns before (the question a bare "85731890" answers). Dates, years (05/08/1927, 2024-03-17), times
   (12:30, 7 pm), amounts ($1250, 1,250.00, 15%) are never taken for numbers;
 * values the source marks as personal (``metadata.pii_values``, and ``metadata.pii_names`` of the conversation
-  or, at ingest, of any conversation of the source), wherever they occur;
+  or, at ingest, those marked in two or more conversations of the source), wherever they occur;
 * fields of tool arguments and results whose key says they hold personal data (``FullName``,
   ``account_number``, ``PIN``, ``date_of_birth``, ``SecurityAnswer1`` ...), whatever their value.
 """

@@ -177,9 +177,12 @@ class Build:
                 raise BuildError(f"{exc}. Fix: add ingest.path=<file.jsonl>.") from None
             raw = read_source(self.cfg.ingest.format, path, options)
             report.items_in = len(raw)
-            # A name marked in one transcript is scrubbed in all (sources reuse identities, and staff names recur),
-            # so every item's key holds the source's names: a new name rescrubs every item (cheap, no model).
-            names = sorted({n for c in raw for n in c.metadata.pii_names})
+            # A name marked in two or more transcripts is scrubbed in all (sources reuse identities, staff names
+            # recur); once-marked ones only where marked, so a wizard's typo ("Craig and Center" typed into a name
+            # slot) does not blank a street everywhere. Every item's key holds these names: a new one rescrubs
+            # every item (cheap, no model).
+            marked_in = Counter(n for c in raw for n in set(c.metadata.pii_names))
+            names = sorted(n for n, count in marked_in.items() if count >= 2)
             settings = {"rules": "pii-v2", "names": content_hash(names)}
             items = [self._cached("build_ingest", settings, c.model_dump(mode="json"), ScrubbedConversation,
                                   lambda c=c: scrub(c, names), report) for c in raw]
