@@ -17,6 +17,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from skillbench.build.catalogue import CatalogueTool, ToolPredictor
 from skillbench.build.llm import ask, load_json, transcript_text
+from skillbench.build.pii import handles_personal
 from skillbench.build.prompts import prompt
 from skillbench.build.records import ActionSequence, Conversation
 from skillbench.models.client import ModelClient
@@ -42,7 +43,8 @@ def annotated(conversation: Conversation, *, include_tools: bool = True) -> Acti
     purpose = conversation.metadata.purpose
     if not actions:
         return ActionSequence(conversation_id=conversation.id, purpose=purpose, dropped="no annotated actions or tool calls")
-    return ActionSequence(conversation_id=conversation.id, purpose=purpose, actions=actions, tools=_tools(conversation))
+    return ActionSequence(conversation_id=conversation.id, purpose=purpose, actions=actions, tools=_tools(conversation),
+                          personal=handles_personal(conversation, calls=include_tools))
 
 
 class TurnTypes:
@@ -83,7 +85,8 @@ def text_only(conversation: Conversation, types: TurnTypes, tools: ToolPredictor
         calls.setdefault(index, []).append(f"query:{tool}")
     actions = [a for i in agent for a in (*calls.get(i, []), labels[i])]
     return ActionSequence(conversation_id=conversation.id, purpose=purpose, actions=actions,
-                          tools=list(dict.fromkeys(a[6:] for a in actions if a.startswith("query:"))))
+                          tools=list(dict.fromkeys(a[6:] for a in actions if a.startswith("query:"))),
+                          personal=handles_personal(conversation, calls=False))
 
 
 class ExtractedActions(BaseModel):
@@ -131,7 +134,8 @@ async def with_llm(client: ModelClient, conversation: Conversation, catalogue: S
         predicted = [f"query:{tool}" for _, tool in tools.predict(conversation)]
         actions = predicted[:1] + actions + predicted[1:] if predicted else actions  # the model's order, tools first
     used = list(dict.fromkeys(a[6:] for a in actions if a.startswith("query:")))
-    return ActionSequence(conversation_id=conversation.id, purpose=purpose, actions=actions, tools=used, usage=usage)
+    return ActionSequence(conversation_id=conversation.id, purpose=purpose, actions=actions, tools=used, usage=usage,
+                          personal=handles_personal(conversation, calls=True) or handles_personal(conversation, calls=False))
 
 
 def catalogue_lines(catalogue: Sequence[CatalogueTool]) -> str:

@@ -192,3 +192,14 @@ def scrub(conversation: Conversation, also_names: Sequence[str] = ()) -> Scrubbe
                                                     "extra": _scrub_value(conversation.metadata.extra, names, counts, known)})
     clean = Conversation(id=conversation.id, turns=turns, metadata=meta)
     return ScrubbedConversation(conversation=clean, replaced=[Replacement(kind=k, count=v) for k, v in sorted(counts.items()) if v])
+
+
+_ANY_PLACEHOLDER = re.compile("|".join(re.escape(p) for p in PLACEHOLDERS.values()))
+
+
+def handles_personal(conversation: Conversation, *, calls: bool) -> bool:
+    """Whether a scrubbed conversation dealt with personal data: placeholders in its tool calls' arguments
+    (``calls``: the extractor reads the calls), else in its turns' text."""
+    if calls:
+        return any(_ANY_PLACEHOLDER.search(str(call.arguments)) for turn in conversation.turns for call in turn.tool_calls)
+    return any(_ANY_PLACEHOLDER.search(turn.text) for turn in conversation.turns)

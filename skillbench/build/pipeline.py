@@ -39,7 +39,15 @@ from skillbench.build.records import (
     Workflow,
 )
 from skillbench.build.represent import representative
-from skillbench.build.skillwriter import catalogue_for, fact_function, skill_spec, snake, spec_for, tool_name
+from skillbench.build.skillwriter import (
+    catalogue_for,
+    fact_function,
+    needed_fixes,
+    skill_spec,
+    snake,
+    spec_for,
+    tool_name,
+)
 from skillbench.core.errors import SkillbenchError
 from skillbench.models.client import ClientPool
 from skillbench.models.lazy import LazyClient
@@ -48,7 +56,7 @@ from skillbench.store.artifacts import write_json_atomic
 
 log = logging.getLogger("skillbench.build")
 M = TypeVar("M", bound=BaseModel)
-VERSION = "1"  # bump when a stage's output for the same input changes (invalidates the store)
+VERSION = "2"  # bump when a stage's output for the same input changes (invalidates the store)
 FILES = {"ingest": "01_conversations.jsonl", "extract": "02_actions.jsonl", "cluster": "03_clusters.jsonl",
          "represent": "04_workflows.jsonl", "skills": "05_skills.jsonl", "conversations": "06_conversations.jsonl"}
 
@@ -63,7 +71,8 @@ class WrittenSkill(BaseModel):
     cluster_id: str = Field(description="The workflow's cluster.")
     support: int = Field(0, description="Transcripts in the cluster.")
     spec: SkillSpec | None = Field(None, description="The generator skill template.")
-    fixes: list[str] = Field(default_factory=list, description="What the filter added (e.g. the verify step).")
+    fixes: list[str] = Field(default_factory=list, description="What the filter fixed in the mined workflow (e.g. identity "
+                                                               "verification it lacked before handling personal data).")
     dropped: str | None = Field(None, description="Why no skill was kept.")
     usage: dict[str, float] = Field(default_factory=dict, description="Model calls, tokens, cost and seconds spent on it.")
 
@@ -83,6 +92,11 @@ class Summary(BaseModel):
 
     def upsert(self, report: StageReport) -> None:
         self.stages = [s for s in self.stages if s.stage != report.stage] + [report]
+
+
+def reused_text(report: StageReport) -> str:
+    """``3`` or ``3 + 12 instructions``: the stage's items, and other stored parts apart."""
+    return " + ".join([str(report.reused), *(f"{n} {kind}" for kind, n in report.reused_parts.items())])
 
 
 def read_summary(out: Path) -> Summary:
@@ -130,8 +144,8 @@ class Build:
         summary.upsert(report)
         write_json_atomic(self.work / "summary.json", summary.model_dump(mode="json"))
         drops = ", ".join(f"{k}: {v}" for k, v in report.dropped.items()) or "none"
-        log.info("%s: %d in, %d out (%d reused), dropped %s, %.1fs, %d model calls, $%.4f", name, report.items_in,
-                 report.items_out, report.reused, drops, report.seconds, report.model_calls, report.cost_usd)
+        log.info("%s: %d in, %d out (%s reused), dropped %s, %.1fs, %d model calls, $%.4f", name, report.items_in,
+                 report.items_out, reused_text(report), drops, report.seconds, report.model_calls, report.cost_usd)
 
     def _cached(self, kind: str, settings: Any, item: Any, model: type[M], produce: Callable[[], M],
                 report: StageReport) -> M:
@@ -355,17 +369,17 @@ class Build:
         spec = skill_spec(workflow, snake(workflow.cluster_id), self.cfg.skill_writer.max_facts)
         if isinstance(spec, str):
             return WrittenSkill(**base, dropped=spec)
-        return self._basic_filter(base, spec)
+        return self._basic_filter(base, spec, workflow)
 
-    def _basic_filter(self, base: dict[str, Any], spec: SkillSpec, usage: dict[str, float] | None = None) -> WrittenSkill:
+    def _basic_filter(self, base: dict[str, Any], spec: SkillSpec, workflow: Workflow,
+                      usage: dict[str, float] | None = None) -> WrittenSkill:
         usage = usage or {}
         tool_steps = sum(1 for s in spec.steps if s.kind in {"lookup", "act"})
         if tool_steps < self.cfg.filter.min_tool_steps:
             return WrittenSkill(**base, dropped=f"too few tool steps: {tool_steps} < filter.min_tool_steps", usage=usage)
-        # The generator always puts identity verification first and the restricted tool behind a
-        # guardrail, so mined workflows that skipped them (most do) are fixed, and say so.
-        fixes = ["added identity verification before any disclosure", "added a guardrail on record deletion"]
-        return WrittenSkill(**base, spec=spec, fixes=fixes, usage=usage)
+        # The generator puts identity verification first and the restricted tool behind a guardrail in every
+        # skill; recorded as fixes only where this workflow lacked them.
+        return WrittenSkill(**base, spec=spec, fixes=needed_fixes(workflow), usage=usage)
 
     async def _skills_llm(self, everything: list[Workflow], workflows: list[Workflow], settings: dict[str, Any],
                           report: StageReport) -> list[WrittenSkill]:
@@ -423,7 +437,7 @@ class Build:
                 skill, steps = merged
                 spec = spec_for(w, key, steps, api_of, name=skill.name, capability=skill.capability,
                                 guardrails=skill.guardrails, success=skill.success)
-            written = self._basic_filter(base, spec, usage)
+            written = self._basic_filter(base, spec, w, usage)
             if judge_client is None or written.spec is None:
                 return written
             return await self._judge(judge_client, w, written, catalogue, api_of, usage)
@@ -433,7 +447,8 @@ class Build:
                                             lambda: write(w), report)
 
         items = list(await asyncio.gather(*(stored(w) for w in workflows)))
-        report.reused += notes_report.reused
+        if writer_client:  # stored apart from the skills, so counted apart
+            report.reused_parts["instructions"] = notes_report.reused
         return items
 
     async def _judge(self, client: Any, workflow: Workflow, written: WrittenSkill, catalogue: str, api_of: dict[str, str],
@@ -527,9 +542,11 @@ class Build:
             return await self._cached_async(
                 "build_conversations", settings, {"scenario": c.scenario.model_dump(mode="json"), "skill": skill.model_dump(mode="json")},
                 RatedCandidate, lambda: rate(writer, rater, skill, c.scenario, writer_version=cfg.writer.prompt_template,  # type: ignore[union-attr]
-                                             rater_version=cfg.rater.prompt_template, attempts=cfg.attempts), report)  # type: ignore[union-attr]
+                                             rater_version=cfg.rater.prompt_template, attempts=cfg.attempts), stored)  # type: ignore[union-attr]
 
+        stored = StageReport(stage="rated")  # the stage's items are skills; rated candidates are counted apart
         rated = list(await asyncio.gather(*(one(c) for c in picked)))
+        report.reused_parts["rated candidates"] = stored.reused
         chosen: set[str] = set()
         for skill in skills:
             mine = [r for r in rated if r.skill_id == skill.id and not r.dropped]

@@ -44,4 +44,5 @@ def representative(cluster: Cluster, by_id: dict[str, ActionSequence], samples: 
     ranked = sorted(range(len(members)), key=lambda i: (-similarity(collapse(members[i].actions), collapse(members[index].actions)), i))
     return Workflow(cluster_id=cluster.id, group=cluster.group, actions=collapse(members[index].actions),
                     tools=[t for t, _ in tools.most_common()], support=len(members),
+                    personal=round(sum(m.personal for m in members) / len(members), 4),
                     samples=[members[i].conversation_id for i in ranked[:samples]])

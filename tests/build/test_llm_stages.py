@@ -17,6 +17,7 @@ from skillbench.benchmark.lint import lint_benchmark
 from skillbench.benchmark.loader import load_benchmark
 from skillbench.build.cli import load_config
 from skillbench.build.pipeline import Build
+from skillbench.cli import main as cli_main
 from skillbench.core.errors import ConfigError
 from tests.build.conftest import FLOWS, assert_no_planted, overrides
 from tests.support.openai_stub import stub_server, text_reply
@@ -77,7 +78,8 @@ def _args(transcripts: Path, out: Path, url: str) -> list[str]:
                      *_model("representative", url), *_model("skill_writer", url), *_model("filter", url))
 
 
-def test_model_stages_write_fix_and_drop_skills_with_reasons(transcripts: Path, tmp_path: Path) -> None:
+def test_model_stages_write_fix_and_drop_skills_with_reasons(transcripts: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "llm"
     with stub_server(script, models=SERVED) as server:
         build = Build(load_config(_args(transcripts, out, server.base_url)))
@@ -104,6 +106,16 @@ def test_model_stages_write_fix_and_drop_skills_with_reasons(transcripts: Path, 
 
         Build(load_config(_args(transcripts, out, server.base_url))).run()
         assert len(server.requests) == 29  # kept and dropped items alike came from the store
+        skills = {s.stage: s for s in build.summary().stages}["skills"]
+        assert skills.reused == 3 and skills.reused_parts == {"instructions": 0}
+
+        # Another judge threshold: every skill is written again, from the stored per-transcript instructions.
+        Build(load_config([*_args(transcripts, out, server.base_url), "filter.min_quality=2"])).run()
+        assert len(server.requests) == 29 + 4 + 3  # merges (one retried) and judges only
+        skills = {s.stage: s for s in build.summary().stages}["skills"]
+        assert skills.reused == 0 and skills.reused_parts == {"instructions": 12}  # counted apart from the skills
+    assert cli_main(["build", "report", str(out)]) == 0
+    assert "0 + 12 instructions" in capsys.readouterr().out
 
 
 def test_an_endpoint_failure_is_not_stored_and_is_asked_again(transcripts: Path, tmp_path: Path) -> None:
@@ -178,8 +190,6 @@ def test_model_stages_are_preflighted_before_anything_is_built(transcripts: Path
                                                                  monkeypatch: pytest.MonkeyPatch,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """The README's model-stage command without keys, one stage on a dead endpoint: every problem at once, exit 2."""
-    from skillbench.cli import main as cli_main
-
     for env in ("OPENAI_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(env, raising=False)
     with stub_server(script) as dead:  # a port that was served a moment ago and is closed now

@@ -125,3 +125,27 @@ def test_unusable_paths_are_one_line_naming_the_path_and_the_fix(transcripts: Pa
     (abcd_like / "abcd_sample.json").write_text('[{"convo_id": 1, "scenario": {}}]')
     assert "no conversation read as ingest=star" in fails("ingest=star", f"ingest.path={abcd_like}", f"out={tmp_path / 'o5'}")
     assert not any((tmp_path / f"o{i}" / "_build" / "03_clusters.jsonl").exists() for i in range(1, 6))
+
+
+def test_fixes_are_recorded_only_where_the_workflow_needed_them() -> None:
+    from skillbench.build.records import Workflow
+    from skillbench.build.skillwriter import DELETE_FIX, VERIFY_FIX, needed_fixes
+
+    def flow(actions: list[str], personal: float) -> Workflow:
+        return Workflow(cluster_id="x", group="x", actions=actions, support=3, personal=personal)
+
+    assert needed_fixes(flow(["query:weather", "weather_inform_forecast"], personal=0.0)) == []  # no personal data
+    assert needed_fixes(flow(["ask_name", "bank_ask_pin", "query:bank_balance", "bank_inform_balance"], 1.0)) == []  # verified
+    assert needed_fixes(flow(["ask_name", "query:bank_balance", "bank_inform_balance"], 1.0)) == [VERIFY_FIX]
+    assert needed_fixes(flow(["bank_inform_balance", "bank_ask_pin", "query:bank_balance"], 1.0)) == [VERIFY_FIX]  # too late
+    assert needed_fixes(flow(["ask_dob", "query:crm_delete_record"], 0.9)) == [DELETE_FIX]
+
+
+def test_the_built_skills_record_their_own_fixes(transcripts: Path, tmp_path: Path) -> None:
+    """The fixture's calls carry a card number and no workflow checks a secret first: each needed verification."""
+    out = tmp_path / "fixes"
+    Build(load_config(overrides(transcripts, out))).run()
+    written = [json.loads(line) for line in (out / "_build" / "05_skills.jsonl").read_text().splitlines()]
+    assert [w["fixes"] for w in written] == [["added identity verification before any disclosure"]] * 3
+    workflows = [json.loads(line) for line in (out / "_build" / "04_workflows.jsonl").read_text().splitlines()]
+    assert all(w["personal"] == 1.0 for w in workflows)
