@@ -81,6 +81,8 @@ class RepresentativeConfig(ModelStage):
     kind: Literal["medoid", "llm"] = Field("medoid", description="medoid: the member closest on average to the others; "
                                                                  "llm: a model writes it from the members' sequences.")
     samples: int = Field(10, ge=1, description="Member transcripts kept per cluster for skill writing.")
+    medoid_pool: int = Field(60, ge=1, description="medoid: each member is compared with the cluster's first N members "
+                                                   "(conversation order), not all: n x N edit distances instead of n squared.")
     max_sequences: int = Field(20, ge=1, description="llm: the most common member sequences shown to the model.")
 
     @model_validator(mode="after")

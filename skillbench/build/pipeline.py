@@ -316,7 +316,7 @@ class Build:
                 items = asyncio.run(self._represent_llm(clusters, by_id, settings, report))
             else:
                 items = [self._cached("build_represent", settings, {"cluster": c.model_dump(), "members": [by_id[m].actions for m in c.members]},
-                                      Workflow, lambda c=c: representative(c, by_id, cfg.samples), report)
+                                      Workflow, lambda c=c: representative(c, by_id, cfg.samples, cfg.medoid_pool), report)
                          for c in clusters]
             kept = [w for w in items if not w.dropped]
             report.dropped = dict(Counter((w.dropped or "").split(":")[0] for w in items if w.dropped))
@@ -521,7 +521,10 @@ class Build:
                                 chosen_ids=chosen_ids)
             report.dropped = dict(drops)
             report.items_out = len(built.scenarios)
-            report.notes.update({"skills": len(skills), "candidates": len(candidates), "tools": len(tools)})
+            # tools: what the benchmark holds (the servers its skills use; lint counts these); catalogue_tools: what
+            # the writer could choose from (the generator's shared servers and every mined tool).
+            report.notes.update({"skills": len(skills), "candidates": len(candidates),
+                                 "tools": sum(len(server.tools) for server in built.servers), "catalogue_tools": len(tools)})
             return {"skills": len(skills), "scenarios": len(built.scenarios)}
 
     async def _rated(self, skills: list[Any], candidates: list[Any], report: StageReport, drops: Counter[str]) -> set[str]:

@@ -74,4 +74,5 @@ def lint_and_run(out: Path, work: Path, scenarios: int = 3) -> list[object]:
     run_job(cfg, work / "job")
     rows = [ResultRow.model_validate_json(line) for line in (work / "job" / RESULTS_FILE).read_text().splitlines() if line]
     assert len(rows) == scenarios and all(r.infra_error is None and r.passed is not None for r in rows)
+    assert {r.benchmark for r in rows} == {"mined"}  # the built benchmark's name, not the default option's (starter)
     return rows  # type: ignore[return-value]

@@ -10,7 +10,7 @@ import pytest
 from skillbench.benchmark.lint import lint_benchmark
 from skillbench.benchmark.loader import load_benchmark
 from skillbench.build.cli import build_main, load_config
-from skillbench.build.pipeline import Build, BuildError
+from skillbench.build.pipeline import Build, BuildError, read_summary
 from skillbench.cli import main as cli_main
 from skillbench.core.errors import ConfigError
 from tests.build.conftest import assert_no_planted, lint_and_run, overrides
@@ -149,3 +149,12 @@ def test_the_built_skills_record_their_own_fixes(transcripts: Path, tmp_path: Pa
     assert [w["fixes"] for w in written] == [["added identity verification before any disclosure"]] * 3
     workflows = [json.loads(line) for line in (out / "_build" / "04_workflows.jsonl").read_text().splitlines()]
     assert all(w["personal"] == 1.0 for w in workflows)
+
+
+def test_the_scenarios_note_counts_tools_as_lint_does(transcripts: Path, tmp_path: Path) -> None:
+    out = tmp_path / "tools"
+    Build(load_config(overrides(transcripts, out))).run()
+    notes = {s.stage: s for s in read_summary(out).stages}["scenarios"].notes
+    assert notes["tools"] == len(load_benchmark(out).tools) < notes["catalogue_tools"]
+    header = (out / "skills" / f"{next(iter(load_benchmark(out).skills))}.yaml").read_text().splitlines()[0]
+    assert header.startswith("# Written by `skillbench build`")  # not the generator's "skillbench benchmark build"

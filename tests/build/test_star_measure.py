@@ -68,3 +68,11 @@ def test_abcd_actions_compare_with_the_subflow_gold() -> None:
     for subflow, workflow in found["workflows"]["gold"].items():
         assert workflow.actions == [f"query:{a}" for a in gold[subflow]]
         assert subflow in found["workflows"]["mined"]
+
+
+def test_the_medoid_compares_with_the_first_members_of_the_pool() -> None:
+    from skillbench.build.represent import medoid
+
+    sequences = [["a", "b"]] * 3 + [["c", "d"]] * 5  # the first three agree with each other, the rest outnumber them
+    assert medoid(sequences, limit=3) == 0  # compared with the first three only
+    assert medoid(sequences, limit=60) == 3  # compared with all
