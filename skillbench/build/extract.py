@@ -132,7 +132,9 @@ async def with_llm(client: ModelClient, conversation: Conversation, catalogue: S
         return ActionSequence(conversation_id=conversation.id, purpose=purpose, dropped=problem, usage=usage)
     if tools is not None and not any(a.startswith("query:") for a in actions):
         predicted = [f"query:{tool}" for _, tool in tools.predict(conversation)]
-        actions = predicted[:1] + actions + predicted[1:] if predicted else actions  # the model's order, tools first
+        # Before the first thing the agent told the caller (a result needs its lookup first), else at the end.
+        at = next((i for i, a in enumerate(actions) if "inform" in a.split("_")), len(actions))
+        actions = [*actions[:at], *predicted, *actions[at:]]
     used = list(dict.fromkeys(a[6:] for a in actions if a.startswith("query:")))
     return ActionSequence(conversation_id=conversation.id, purpose=purpose, actions=actions, tools=used, usage=usage,
                           personal=handles_personal(conversation, calls=True) or handles_personal(conversation, calls=False))

@@ -90,7 +90,7 @@ def test_the_llm_path_builds_a_benchmark_that_lints_and_runs(transcripts: Path, 
         assert len(server.requests) == 12 + 4  # four retries of the tool outside the catalogue
         assert "Tool catalogue:\n- address_update\n- balance_check\n- card_block" in server.requests[0]["messages"][1]["content"]
     sequences = {json.loads(line)["conversation_id"]: json.loads(line) for line in (out / "_build" / "02_actions.jsonl").read_text().splitlines()}
-    assert sequences["check_balance-0"]["actions"] == ["query:balance_check", "ask_account_number", "inform_balance"]
+    assert sequences["check_balance-0"]["actions"] == ["ask_account_number", "query:balance_check", "inform_balance"]
     assert sequences["block_card-0"]["actions"] == ["ask_account_number", "query:card_block", "inform_card_block_done"]
     extract = {s.stage: s for s in Build(load_config(args)).summary().stages}["extract"]
     assert extract.model_calls == 16 and extract.notes["model_seconds"] > 0 and extract.notes["tokens"]["prompt"] > 0
