@@ -158,3 +158,28 @@ def test_the_scenarios_note_counts_tools_as_lint_does(transcripts: Path, tmp_pat
     assert notes["tools"] == len(load_benchmark(out).tools) < notes["catalogue_tools"]
     header = (out / "skills" / f"{next(iter(load_benchmark(out).skills))}.yaml").read_text().splitlines()[0]
     assert header.startswith("# Written by `skillbench build`")  # not the generator's "skillbench benchmark build"
+
+
+def test_a_catalogue_file_gives_the_text_path_tools_when_transcripts_record_none(tmp_path: Path) -> None:
+    from tests.build.conftest import FLOWS, conversation
+
+    lines = []
+    for purpose in FLOWS:
+        for i in range(4):
+            convo = conversation(purpose, i)
+            convo.turns = [t for t in convo.turns if not t.tool_calls]  # no tool call recorded anywhere
+            lines.append(convo.model_dump_json())
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text("\n".join(lines) + "\n")
+    catalogue = tmp_path / "tools.yaml"
+    catalogue.write_text("- {name: card_block, description: block a lost or stolen card}\n"
+                         "- {name: balance_check, description: read the account balance}\n"
+                         "- {name: address_update, description: change the postal address on file}\n")
+    out = tmp_path / "bench"
+    Build(load_config(overrides(calls, out, "extractor=text", "extractor.n_types=6", f"extractor.catalogue={catalogue}"))).run()
+    sequences = [json.loads(line) for line in (out / "_build" / "02_actions.jsonl").read_text().splitlines()]
+    assert {s["purpose"]: s["tools"][0] for s in sequences} == {"block_card": "card_block", "check_balance": "balance_check",
+                                                               "move_house": "address_update"}
+    assert {s.category for s in load_benchmark(out).skills.values()} == set(FLOWS)
+    with pytest.raises(ConfigError, match=r"extractor\.catalogue: .*does not exist"):
+        Build(load_config(overrides(calls, tmp_path / "b2", "extractor=text", f"extractor.catalogue={tmp_path / 'none.yaml'}"))).run()
