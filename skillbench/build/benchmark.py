@@ -21,6 +21,14 @@ from skillbench.benchmark.generator.skills import build_skill
 from skillbench.benchmark.schema import BenchmarkManifest, Industry, Skill, ToolServer, ToolSpec
 from skillbench.benchmark.version import content_version
 
+# On top of every written file (the generator's own header names `skillbench benchmark build` and its templates).
+# No path in it: the text is part of the content version, which must not depend on where the build was written.
+HEADER = (
+    "# Written by `skillbench build` from workflows mined from transcripts (docs/pipeline.md).\n"
+    "# Do not edit by hand: rerun the build (`skillbench build out=<this folder> <the same options>`; its stages reuse\n"
+    "# what they stored, `stage=scenarios` rewrites only these files), or edit the options and rebuild.\n"
+)
+
 OUT_OF_SCOPE = (
     "Can you recommend a good book for my holiday?",
     "What do you think about the football results this weekend?",
@@ -78,7 +86,8 @@ def write(out: Path, name: str, servers: list[ToolServer], skills: list[Skill], 
     kept = [s for s in servers if any(t.name in used for t in s.tools)]
     manifest = BenchmarkManifest(name=name, version="", description=description,
                                  industries=[Industry(id=name, name=name.replace("_", " ").title(), description=description)])
-    built = BuiltBenchmark(manifest=manifest, servers=kept, skills=skills, scenarios=chosen, candidates=candidates)
+    built = BuiltBenchmark(manifest=manifest, servers=kept, skills=skills, scenarios=chosen, candidates=candidates,
+                           header=HEADER)
     built.manifest = manifest.model_copy(update={"version": content_version(built.data_files())})
     write_benchmark(built, out)
     return built

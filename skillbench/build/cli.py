@@ -37,7 +37,7 @@ def load_config(overrides: list[str]) -> BuildConfig:
 
 
 def report_main(argv: list[str]) -> int:
-    from skillbench.build.pipeline import read_summary
+    from skillbench.build.pipeline import read_summary, reused_text
 
     parser = argparse.ArgumentParser(prog="skillbench build report", description="The stage-by-stage summary of a build.")
     parser.add_argument("out", help="the build's output folder")
@@ -46,7 +46,7 @@ def report_main(argv: list[str]) -> int:
     if not path.is_file():
         raise ConfigError(f"{path}: no build summary. Fix: run `skillbench build out={args.out}` first.")
     stages = read_summary(Path(args.out)).stages
-    rows = [[s.stage, s.items_in, s.items_out, s.reused, ", ".join(f"{k}: {v}" for k, v in s.dropped.items()) or "-",
+    rows = [[s.stage, s.items_in, s.items_out, reused_text(s), ", ".join(f"{k}: {v}" for k, v in s.dropped.items()) or "-",
              f"{s.seconds:.2f}", s.model_calls, f"{s.cost_usd:.4f}"] for s in stages]
     print(tabulate(rows, headers=["stage", "in", "out", "reused", "dropped (reason: n)", "seconds", "model calls", "cost $"]))
     for stage in stages:
@@ -115,6 +115,9 @@ def measure_main(argv: list[str]) -> int:
     text = result["text"]
     print(f"text_only ARI {text['ARI']} NMI {text['NMI']} k {text['k']} (flow similarity not comparable: "
           f"text-only action types are unnamed clusters)")
+    tools = result["text_tools"]
+    print(f"text_tools ARI {tools['ARI']} NMI {tools['NMI']} k {tools['k']} tool_accuracy {tools['tool_accuracy']} "
+          f"(as extractor=text builds: turn types and the tools predicted from the words)")
     for task, value in main["per_task"].items():
         print(f"flow_similarity[{task}] {value}")
     if args.e2e_tasks != 0:

@@ -37,6 +37,12 @@ class ExtractorConfig(Part):
     name: str = Field(description="Option name.")
     kind: Literal["annotated", "text", "llm"] = Field(description="annotated labels/tool calls, offline text-only, or a model.")
     n_types: int = Field(40, ge=2, description="text: number of action types learnt from agent turns.")
+    predict_tools: bool = Field(True, description="text, llm: predict the catalogue tools a conversation used from its "
+                                                  "words (text: always; llm: where the model named none), as query:<tool>.")
+    catalogue: str | None = Field(None, description="text, llm: a JSON/YAML list of {name, description} tools, for "
+                                                    "transcripts that record no tool calls (the recorded ones are always in it).")
+    min_tool_similarity: float = Field(0.05, ge=0, le=1, description="text, llm: least TF-IDF cosine similarity of a "
+                                                                     "conversation to a tool for it to count as used.")
     attempts: int = Field(3, ge=1, description="llm: attempts per conversation before it is dropped.")
     model: ModelConfig | None = Field(None, description="llm: the model, configured like the engine's models.")
 
@@ -75,6 +81,8 @@ class RepresentativeConfig(ModelStage):
     kind: Literal["medoid", "llm"] = Field("medoid", description="medoid: the member closest on average to the others; "
                                                                  "llm: a model writes it from the members' sequences.")
     samples: int = Field(10, ge=1, description="Member transcripts kept per cluster for skill writing.")
+    medoid_pool: int = Field(60, ge=1, description="medoid: each member is compared with the cluster's first N members "
+                                                   "(conversation order), not all: n x N edit distances instead of n squared.")
     max_sequences: int = Field(20, ge=1, description="llm: the most common member sequences shown to the model.")
 
     @model_validator(mode="after")
@@ -142,6 +150,8 @@ class BuildConfig(Part):
     stage: Literal["all", "ingest", "extract", "cluster", "represent", "skills", "scenarios"] = Field(
         "all", description="Run every stage, or one (reading the previous stage's file).")
     store: str | None = Field(None, description="Content-addressed item cache; default <out>/_build/store.")
+    preflight: bool = Field(True, description="Before any stage runs: every key of the model stages to run set, every "
+                                              "self-hosted endpoint answering with its model (the engine's preflight).")
     ingest: IngestConfig
     extractor: ExtractorConfig
     clusterer: ClustererConfig
@@ -153,6 +163,22 @@ class BuildConfig(Part):
 
     def store_root(self) -> Path:
         return Path(self.store) if self.store else Path(self.out) / "_build" / "store"
+
+
+def model_roles(cfg: BuildConfig, stages: tuple[str, ...] = STAGES) -> list[tuple[str, ModelConfig]]:
+    """The models the given stages will call, with the option that calls each (e.g. ``skill_writer``)."""
+    roles: list[tuple[str, ModelConfig | None]] = []
+    if "extract" in stages and cfg.extractor.kind == "llm":
+        roles.append(("extractor", cfg.extractor.model))
+    if "represent" in stages and cfg.representative.kind == "llm":
+        roles.append(("representative", cfg.representative.model))
+    if "skills" in stages and cfg.skill_writer.kind == "llm":
+        roles.append(("skill_writer", cfg.skill_writer.model))
+    if "skills" in stages and cfg.filter.kind == "llm_judge":
+        roles.append(("filter", cfg.filter.model))
+    if "scenarios" in stages and cfg.selection.kind == "rated":
+        roles += [("selection.writer", cfg.selection.writer), ("selection.rater", cfg.selection.rater)]
+    return [(role, model) for role, model in roles if model is not None]
 
 
 def stage_settings(cfg: BuildConfig, part: str) -> dict[str, Any]:

@@ -7,19 +7,19 @@ TF-IDF over agent turns, turns grouped into action types by K-Means, no labels a
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 from sklearn.cluster import KMeans
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from skillbench.build.catalogue import CatalogueTool, ToolPredictor
+from skillbench.build.llm import ask, load_json, transcript_text
+from skillbench.build.pii import handles_personal
+from skillbench.build.prompts import prompt
 from skillbench.build.records import ActionSequence, Conversation
-from skillbench.config.schema import ModelConfig
-from skillbench.core.errors import InfrastructureError
 from skillbench.models.client import ModelClient
 
 # Agent turns a workflow does not depend on (pleasantries) are left out of every sequence.
@@ -43,7 +43,8 @@ def annotated(conversation: Conversation, *, include_tools: bool = True) -> Acti
     purpose = conversation.metadata.purpose
     if not actions:
         return ActionSequence(conversation_id=conversation.id, purpose=purpose, dropped="no annotated actions or tool calls")
-    return ActionSequence(conversation_id=conversation.id, purpose=purpose, actions=actions, tools=_tools(conversation))
+    return ActionSequence(conversation_id=conversation.id, purpose=purpose, actions=actions, tools=_tools(conversation),
+                          personal=handles_personal(conversation, calls=include_tools))
 
 
 class TurnTypes:
@@ -71,12 +72,21 @@ class TurnTypes:
         return [self.names[i] for i in self.kmeans.predict(self.vectorizer.transform(list(texts)))]
 
 
-def text_only(conversation: Conversation, types: TurnTypes) -> ActionSequence:
-    texts = [t.text for t in conversation.turns if t.speaker == "agent" and t.text.strip()]
+def text_only(conversation: Conversation, types: TurnTypes, tools: ToolPredictor | None = None) -> ActionSequence:
+    """The agent turns' types in order; with ``tools``, a ``query:<tool>`` before the turn that names each predicted tool
+    (the recorded tool calls are not read: this path sees the words only)."""
+    agent = [i for i, t in enumerate(conversation.turns) if t.speaker == "agent" and t.text.strip()]
     purpose = conversation.metadata.purpose
-    if not texts:
+    if not agent:
         return ActionSequence(conversation_id=conversation.id, purpose=purpose, dropped="no agent text")
-    return ActionSequence(conversation_id=conversation.id, purpose=purpose, actions=types.label(texts))
+    labels = dict(zip(agent, types.label([conversation.turns[i].text for i in agent]), strict=True))
+    calls: dict[int, list[str]] = {}
+    for index, tool in (tools.predict(conversation) if tools else []):
+        calls.setdefault(index, []).append(f"query:{tool}")
+    actions = [a for i in agent for a in (*calls.get(i, []), labels[i])]
+    return ActionSequence(conversation_id=conversation.id, purpose=purpose, actions=actions,
+                          tools=list(dict.fromkeys(a[6:] for a in actions if a.startswith("query:"))),
+                          personal=handles_personal(conversation, calls=False))
 
 
 class ExtractedActions(BaseModel):
@@ -85,68 +95,50 @@ class ExtractedActions(BaseModel):
     actions: list[str] = Field(min_length=1, description="The agent's actions in order, snake_case verbs.")
 
 
-PROMPT_V1 = (
-    "You read a customer-support transcript and list, in order, the actions the AGENT took "
-    "(asking for a detail, looking something up, changing a record, informing the customer). "
-    "Name each action in snake_case, e.g. ask_name, lookup_order, inform_balance. Leave out greetings. "
-    'Reply with JSON only: {"actions": ["...", "..."]}.'
-)
-PROMPTS = {"v1": PROMPT_V1}
-_ACTION = re.compile(r"^[a-z][a-z0-9_:]*$")
+_ACTION = re.compile(r"^[a-z][a-z0-9_]*(?::[A-Za-z0-9_.-]+)?$")
 
 
-def render_transcript(conversation: Conversation) -> str:
-    lines = []
-    for turn in conversation.turns:
-        for call in turn.tool_calls:
-            lines.append(f"[tool call] {call.name}({json.dumps(call.arguments, ensure_ascii=False)})")
-        if turn.text:
-            lines.append(f"{turn.speaker.upper()}: {turn.text}")
-    return "\n".join(lines)
+def parse_actions(text: str | None, tools: Sequence[str] | None = None) -> list[str]:
+    """The validated action list of a reply, or ValueError saying what is wrong.
 
-
-def parse_actions(text: str | None) -> list[str]:
-    """The validated action list of a reply, or ValueError saying what is wrong."""
-    if not text:
-        raise ValueError("empty reply")
-    body = text.strip()
-    if body.startswith("```"):  # models often fence JSON
-        body = body.strip("`").removeprefix("json").strip()
-    try:
-        parsed = ExtractedActions.model_validate_json(body)
-    except ValidationError as exc:
-        raise ValueError(f"not the requested JSON: {exc.errors()[0]['msg']}") from None
+    ``tools``: the catalogue, if the model was shown one; a ``query:<tool>`` action must then name one of its tools.
+    """
+    parsed = load_json(text, ExtractedActions)
     bad = [a for a in parsed.actions if not _ACTION.match(a)]
     if bad:
         raise ValueError(f"action names not in snake_case: {bad[:3]}")
+    unknown = [a for a in parsed.actions if tools is not None and a.startswith("query:") and a[6:] not in tools]
+    if unknown:
+        raise ValueError(f"tool calls of tools not in the catalogue: {unknown[:3]}")
     return parsed.actions
 
 
-async def with_llm(conversation: Conversation, model: ModelConfig, *, attempts: int = 3) -> ActionSequence:
-    """Ask ``model`` for the sequence; a malformed reply is retried ``attempts`` times in all, then dropped."""
-    client = ModelClient(model)
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": PROMPTS[model.prompt_template]},
-        {"role": "user", "content": render_transcript(conversation)},
-    ]
-    usage = {"calls": 0.0, "prompt_tokens": 0.0, "completion_tokens": 0.0, "cost_usd": 0.0}
+async def with_llm(client: ModelClient, conversation: Conversation, catalogue: Sequence[CatalogueTool], *, version: str,
+                   attempts: int = 3, tools: ToolPredictor | None = None) -> ActionSequence:
+    """Ask the model for the sequence (a malformed reply is answered with what is wrong, up to ``attempts`` replies).
+
+    ``client`` is shared by every conversation of the stage (one concurrency limit per endpoint). With the
+    ``v2`` prompt the model sees the tool catalogue and names tool uses ``query:<tool>``; where it names
+    none, ``tools`` predicts them from the conversation's words, as for the text path.
+    """
+    names = [t.name for t in catalogue]
+    user = transcript_text(conversation)
+    if version != "v1":
+        user = f"Tool catalogue:\n{catalogue_lines(catalogue)}\n\nTranscript:\n{user}"
     purpose = conversation.metadata.purpose
-    problem = ""
-    for _ in range(attempts):
-        try:
-            reply = await client.complete(messages)
-        except InfrastructureError as exc:
-            return ActionSequence(conversation_id=conversation.id, purpose=purpose, dropped=f"model error: {exc}", usage=usage)
-        usage["calls"] += 1
-        usage["prompt_tokens"] += reply.usage.prompt_tokens
-        usage["completion_tokens"] += reply.usage.completion_tokens
-        usage["cost_usd"] += reply.usage.cost_usd
-        try:
-            actions = parse_actions(reply.content)
-        except ValueError as exc:
-            problem = str(exc)
-            continue
-        return ActionSequence(conversation_id=conversation.id, purpose=purpose, actions=actions,
-                              tools=_tools(conversation), usage=usage)
-    return ActionSequence(conversation_id=conversation.id, purpose=purpose, usage=usage,
-                          dropped=f"malformed model reply after {attempts} attempts: {problem}")
+    checked = names if version != "v1" else None  # v1 shows no catalogue: its query names are not checked
+    actions, usage, problem = await ask(client, prompt("extract", version), user, lambda r: parse_actions(r, checked), attempts)
+    if actions is None:
+        return ActionSequence(conversation_id=conversation.id, purpose=purpose, dropped=problem, usage=usage)
+    if tools is not None and not any(a.startswith("query:") for a in actions):
+        predicted = [f"query:{tool}" for _, tool in tools.predict(conversation)]
+        # Before the first thing the agent told the caller (a result needs its lookup first), else at the end.
+        at = next((i for i, a in enumerate(actions) if "inform" in a.split("_")), len(actions))
+        actions = [*actions[:at], *predicted, *actions[at:]]
+    used = list(dict.fromkeys(a[6:] for a in actions if a.startswith("query:")))
+    return ActionSequence(conversation_id=conversation.id, purpose=purpose, actions=actions, tools=used, usage=usage,
+                          personal=handles_personal(conversation, calls=True) or handles_personal(conversation, calls=False))
+
+
+def catalogue_lines(catalogue: Sequence[CatalogueTool]) -> str:
+    return "\n".join(f"- {t.name}" + (f": {t.description}" if t.description else "") for t in catalogue) or "(none)"

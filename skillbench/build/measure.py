@@ -9,6 +9,7 @@ from typing import Any
 
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
+from skillbench.build.catalogue import ToolPredictor, source_catalogue
 from skillbench.build.cluster import cluster_sequences
 from skillbench.build.extract import SMALL_TALK, TurnTypes, annotated, text_only
 from skillbench.build.ingest import read_source
@@ -82,7 +83,11 @@ def measure_star(root: Path, *, per_purpose: int | None, k: int | None, k_min: i
     graphs = star_graphs(root)
     out: dict[str, Any] = {"dialogues": len(conversations), "tasks": len({c.metadata.purpose for c in conversations})}
     types = TurnTypes(conversations, n_types=text_types, seed=seed)
-    for name, extract in (("annotated", annotated), ("text", lambda c: text_only(c, types))):
+    # The text path as `skillbench build extractor=text` runs it: turn types and the catalogue tools predicted from
+    # the words (the catalogue: the APIs the dialogues call; the calls themselves are not read).
+    tools = ToolPredictor(conversations, source_catalogue(conversations))
+    paths = (("annotated", annotated), ("text", lambda c: text_only(c, types)), ("text_tools", lambda c: text_only(c, types, tools)))
+    for name, extract in paths:
         sequences = [s for s in map(extract, conversations) if not s.dropped]
         clusters, notes = cluster_sequences(sequences, group_by_purpose=False, k=k, k_min=k_min, k_max=k_max, n_max=2, seed=seed)
         assigned = {m: c.id for c in clusters for m in c.members}
@@ -98,6 +103,8 @@ def measure_star(root: Path, *, per_purpose: int | None, k: int | None, k_min: i
         out[name] = {"sequences": len(sequences), "k": notes["all"]["k"], "silhouette": notes["all"]["silhouette"],
                      "ARI": round(adjusted_rand_score(truth, found), 4), "NMI": round(normalized_mutual_info_score(truth, found), 4),
                      "flow_similarity": round(sum(per_task.values()) / max(1, len(per_task)), 4), "per_task": per_task}
+        if name == "text_tools":  # a STAR task is named as its API: the share of dialogues whose predicted tool it is
+            out[name]["tool_accuracy"] = round(sum(s.tools[:1] == [s.purpose] for s in sequences) / max(1, len(sequences)), 4)
     return out
 
 

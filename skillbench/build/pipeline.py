@@ -23,8 +23,9 @@ from skillbench.benchmark.generator.identities import seed_for
 from skillbench.benchmark.generator.model import SkillSpec
 from skillbench.build import benchmark as bench
 from skillbench.build import llm
+from skillbench.build.catalogue import ToolPredictor, load_catalogue, source_catalogue
 from skillbench.build.cluster import cluster_sequences
-from skillbench.build.config import BuildConfig, stage_settings
+from skillbench.build.config import STAGES, BuildConfig, model_roles, stage_settings
 from skillbench.build.conversations import RatedCandidate, rate
 from skillbench.build.extract import TurnTypes, annotated, text_only, with_llm
 from skillbench.build.ingest import read_source
@@ -38,7 +39,15 @@ from skillbench.build.records import (
     Workflow,
 )
 from skillbench.build.represent import representative
-from skillbench.build.skillwriter import catalogue_for, fact_function, skill_spec, snake, spec_for, tool_name
+from skillbench.build.skillwriter import (
+    catalogue_for,
+    fact_function,
+    needed_fixes,
+    skill_spec,
+    snake,
+    spec_for,
+    tool_name,
+)
 from skillbench.core.errors import SkillbenchError
 from skillbench.models.client import ClientPool
 from skillbench.models.lazy import LazyClient
@@ -47,7 +56,7 @@ from skillbench.store.artifacts import write_json_atomic
 
 log = logging.getLogger("skillbench.build")
 M = TypeVar("M", bound=BaseModel)
-VERSION = "1"  # bump when a stage's output for the same input changes (invalidates the store)
+VERSION = "2"  # bump when a stage's output for the same input changes (invalidates the store)
 FILES = {"ingest": "01_conversations.jsonl", "extract": "02_actions.jsonl", "cluster": "03_clusters.jsonl",
          "represent": "04_workflows.jsonl", "skills": "05_skills.jsonl", "conversations": "06_conversations.jsonl"}
 
@@ -62,7 +71,8 @@ class WrittenSkill(BaseModel):
     cluster_id: str = Field(description="The workflow's cluster.")
     support: int = Field(0, description="Transcripts in the cluster.")
     spec: SkillSpec | None = Field(None, description="The generator skill template.")
-    fixes: list[str] = Field(default_factory=list, description="What the filter added (e.g. the verify step).")
+    fixes: list[str] = Field(default_factory=list, description="What the filter fixed in the mined workflow (e.g. identity "
+                                                               "verification it lacked before handling personal data).")
     dropped: str | None = Field(None, description="Why no skill was kept.")
     usage: dict[str, float] = Field(default_factory=dict, description="Model calls, tokens, cost and seconds spent on it.")
 
@@ -82,6 +92,11 @@ class Summary(BaseModel):
 
     def upsert(self, report: StageReport) -> None:
         self.stages = [s for s in self.stages if s.stage != report.stage] + [report]
+
+
+def reused_text(report: StageReport) -> str:
+    """``3`` or ``3 + 12 instructions``: the stage's items, and other stored parts apart."""
+    return " + ".join([str(report.reused), *(f"{n} {kind}" for kind, n in report.reused_parts.items())])
 
 
 def read_summary(out: Path) -> Summary:
@@ -129,8 +144,8 @@ class Build:
         summary.upsert(report)
         write_json_atomic(self.work / "summary.json", summary.model_dump(mode="json"))
         drops = ", ".join(f"{k}: {v}" for k, v in report.dropped.items()) or "none"
-        log.info("%s: %d in, %d out (%d reused), dropped %s, %.1fs, %d model calls, $%.4f", name, report.items_in,
-                 report.items_out, report.reused, drops, report.seconds, report.model_calls, report.cost_usd)
+        log.info("%s: %d in, %d out (%s reused), dropped %s, %.1fs, %d model calls, $%.4f", name, report.items_in,
+                 report.items_out, reused_text(report), drops, report.seconds, report.model_calls, report.cost_usd)
 
     def _cached(self, kind: str, settings: Any, item: Any, model: type[M], produce: Callable[[], M],
                 report: StageReport) -> M:
@@ -176,16 +191,32 @@ class Build:
                 raise BuildError(f"{exc}. Fix: add ingest.path=<file.jsonl>.") from None
             raw = read_source(self.cfg.ingest.format, path, options)
             report.items_in = len(raw)
-            items = [self._cached("build_ingest", "pii-v1", c.model_dump(mode="json"), ScrubbedConversation,
-                                  lambda c=c: scrub(c), report) for c in raw]
+            # A name marked in two or more transcripts is scrubbed in all (sources reuse identities, staff names
+            # recur); once-marked ones only where marked, so a wizard's typo ("Craig and Center" typed into a name
+            # slot) does not blank a street everywhere. Every item's key holds these names: a new one rescrubs
+            # every item (cheap, no model).
+            marked_in = Counter(n for c in raw for n in set(c.metadata.pii_names))
+            names = sorted(n for n, count in marked_in.items() if count >= 2)
+            settings = {"rules": "pii-v2", "names": content_hash(names)}
+            items = [self._cached("build_ingest", settings, c.model_dump(mode="json"), ScrubbedConversation,
+                                  lambda c=c: scrub(c, names), report) for c in raw]
             replaced: Counter[str] = Counter()
             for item in items:
                 replaced.update({r.kind: r.count for r in item.replaced})
+            # What the source marked as personal (names, account numbers, PINs ... the converter knew), in distinct
+            # values per conversation: the scrubber replaces these wherever they occur, besides its patterns.
+            marked: Counter[str] = Counter()
+            for c in raw:
+                marked["name"] += len(set(c.metadata.pii_names))
+                marked.update({k: len(set(v)) for k, v in c.metadata.pii_values.items()})
+            with_marks = sum(1 for c in raw if c.metadata.pii_names or c.metadata.pii_values)
             report.items_out = len(items)
-            report.notes = {"pii_replaced": dict(sorted(replaced.items()))}
+            report.notes = {"pii_replaced": dict(sorted(replaced.items())), "pii_marked": dict(sorted(marked.items())),
+                            "conversations_with_marked_pii": with_marks}
             self._write("ingest", items)
             write_json_atomic(self.work / "pii_report.json", {
                 "replaced": dict(sorted(replaced.items())),
+                "marked": {"conversations": with_marks, "values": dict(sorted(marked.items()))},
                 "by_conversation": {i.conversation.id: {r.kind: r.count for r in i.replaced} for i in items if i.replaced}})
             return items
 
@@ -193,10 +224,21 @@ class Build:
         conversations = [s.conversation for s in self._read("ingest", ScrubbedConversation)]
         cfg = self.cfg.extractor
         settings = stage_settings(self.cfg, "extractor")
+        catalogue = source_catalogue(conversations, load_catalogue(cfg.catalogue))
         with self._stage("extract") as report:
             report.items_in = len(conversations)
+            report.notes["catalogue_tools"] = len(catalogue)
+            if cfg.kind != "annotated":  # both read the catalogue, the text path its whole corpus: part of every key
+                settings = {**settings, "catalogue": content_hash([t.model_dump() for t in catalogue])}
+            predictor: list[ToolPredictor] = []
+
+            def tools() -> ToolPredictor:  # fitted once, and only when some item is not in the store
+                if not predictor:
+                    predictor.append(ToolPredictor(conversations, catalogue, cfg.min_tool_similarity))
+                return predictor[0]
+
             if cfg.kind == "llm":
-                items = asyncio.run(self._extract_llm(conversations, settings, report))
+                items = asyncio.run(self._extract_llm(conversations, catalogue, tools, settings, report))
             else:
                 types: list[TurnTypes] = []
                 if cfg.kind == "text":
@@ -205,33 +247,34 @@ class Build:
                 def make(c: Conversation) -> ActionSequence:
                     if cfg.kind == "annotated":
                         return annotated(c)
-                    if not types:  # learnt once, and only when some item is not in the store
+                    if not types:
                         types.append(TurnTypes(conversations, n_types=cfg.n_types))
-                    return text_only(c, types[0])
+                    return text_only(c, types[0], tools() if cfg.predict_tools else None)
 
                 items = [self._cached("build_extract", settings, c.model_dump(mode="json"), ActionSequence,
                                       lambda c=c: make(c), report) for c in conversations]
             kept = [i for i in items if not i.dropped]
             report.dropped = dict(Counter(i.dropped.split(":")[0] for i in items if i.dropped))
             report.items_out = len(kept)
-            report.model_calls = int(sum(i.usage.get("calls", 0) for i in items))
-            report.cost_usd = round(sum(i.usage.get("cost_usd", 0.0) for i in items), 6)
+            if cfg.kind != "annotated":
+                report.notes["with_tool_calls"] = sum(1 for i in kept if any(a.startswith("query:") for a in i.actions))
+            self._account(report, [i.usage for i in items])
             self._write("extract", items)
             return kept
 
-    async def _extract_llm(self, conversations: list[Conversation], settings: Any, report: StageReport) -> list[ActionSequence]:
+    async def _extract_llm(self, conversations: list[Conversation], catalogue: list[Any], tools: Callable[[], ToolPredictor],
+                           settings: Any, report: StageReport) -> list[ActionSequence]:
         cfg = self.cfg.extractor
         assert cfg.model is not None
+        # One client for every conversation: one concurrency limit (model.concurrency) for the endpoint, and
+        # litellm loads only if some item is not stored.
+        client: Any = LazyClient(ClientPool(), cfg.model)
 
         async def one(c: Conversation) -> ActionSequence:
-            key = content_hash({"v": VERSION, "settings": settings, "item": c.model_dump(mode="json")})
-            item, reused = await self.store.get_or_create(
-                "build_extract", key, ActionSequence, lambda: with_llm(c, cfg.model, attempts=cfg.attempts),  # type: ignore[arg-type]
-                keep=lambda a: not (a.dropped or "").startswith("model error"))  # endpoint failures are retried next run
-            if reused:
-                report.reused += 1
-                return item.model_copy(update={"usage": {}})  # spent on an earlier run
-            return item
+            return await self._cached_async(
+                "build_extract", settings, c.model_dump(mode="json"), ActionSequence,
+                lambda: with_llm(client, c, catalogue, version=cfg.model.prompt_template, attempts=cfg.attempts,  # type: ignore[union-attr]
+                                 tools=tools() if cfg.predict_tools else None), report)
 
         return list(await asyncio.gather(*(one(c) for c in conversations)))
 
@@ -273,7 +316,7 @@ class Build:
                 items = asyncio.run(self._represent_llm(clusters, by_id, settings, report))
             else:
                 items = [self._cached("build_represent", settings, {"cluster": c.model_dump(), "members": [by_id[m].actions for m in c.members]},
-                                      Workflow, lambda c=c: representative(c, by_id, cfg.samples), report)
+                                      Workflow, lambda c=c: representative(c, by_id, cfg.samples, cfg.medoid_pool), report)
                          for c in clusters]
             kept = [w for w in items if not w.dropped]
             report.dropped = dict(Counter((w.dropped or "").split(":")[0] for w in items if w.dropped))
@@ -326,17 +369,17 @@ class Build:
         spec = skill_spec(workflow, snake(workflow.cluster_id), self.cfg.skill_writer.max_facts)
         if isinstance(spec, str):
             return WrittenSkill(**base, dropped=spec)
-        return self._basic_filter(base, spec)
+        return self._basic_filter(base, spec, workflow)
 
-    def _basic_filter(self, base: dict[str, Any], spec: SkillSpec, usage: dict[str, float] | None = None) -> WrittenSkill:
+    def _basic_filter(self, base: dict[str, Any], spec: SkillSpec, workflow: Workflow,
+                      usage: dict[str, float] | None = None) -> WrittenSkill:
         usage = usage or {}
         tool_steps = sum(1 for s in spec.steps if s.kind in {"lookup", "act"})
         if tool_steps < self.cfg.filter.min_tool_steps:
             return WrittenSkill(**base, dropped=f"too few tool steps: {tool_steps} < filter.min_tool_steps", usage=usage)
-        # The generator always puts identity verification first and the restricted tool behind a
-        # guardrail, so mined workflows that skipped them (most do) are fixed, and say so.
-        fixes = ["added identity verification before any disclosure", "added a guardrail on record deletion"]
-        return WrittenSkill(**base, spec=spec, fixes=fixes, usage=usage)
+        # The generator puts identity verification first and the restricted tool behind a guardrail in every
+        # skill; recorded as fixes only where this workflow lacked them.
+        return WrittenSkill(**base, spec=spec, fixes=needed_fixes(workflow), usage=usage)
 
     async def _skills_llm(self, everything: list[Workflow], workflows: list[Workflow], settings: dict[str, Any],
                           report: StageReport) -> list[WrittenSkill]:
@@ -394,7 +437,7 @@ class Build:
                 skill, steps = merged
                 spec = spec_for(w, key, steps, api_of, name=skill.name, capability=skill.capability,
                                 guardrails=skill.guardrails, success=skill.success)
-            written = self._basic_filter(base, spec, usage)
+            written = self._basic_filter(base, spec, w, usage)
             if judge_client is None or written.spec is None:
                 return written
             return await self._judge(judge_client, w, written, catalogue, api_of, usage)
@@ -404,7 +447,8 @@ class Build:
                                             lambda: write(w), report)
 
         items = list(await asyncio.gather(*(stored(w) for w in workflows)))
-        report.reused += notes_report.reused
+        if writer_client:  # stored apart from the skills, so counted apart
+            report.reused_parts["instructions"] = notes_report.reused
         return items
 
     async def _judge(self, client: Any, workflow: Workflow, written: WrittenSkill, catalogue: str, api_of: dict[str, str],
@@ -477,7 +521,10 @@ class Build:
                                 chosen_ids=chosen_ids)
             report.dropped = dict(drops)
             report.items_out = len(built.scenarios)
-            report.notes.update({"skills": len(skills), "candidates": len(candidates), "tools": len(tools)})
+            # tools: what the benchmark holds (the servers its skills use; lint counts these); catalogue_tools: what
+            # the writer could choose from (the generator's shared servers and every mined tool).
+            report.notes.update({"skills": len(skills), "candidates": len(candidates),
+                                 "tools": sum(len(server.tools) for server in built.servers), "catalogue_tools": len(tools)})
             return {"skills": len(skills), "scenarios": len(built.scenarios)}
 
     async def _rated(self, skills: list[Any], candidates: list[Any], report: StageReport, drops: Counter[str]) -> set[str]:
@@ -498,9 +545,11 @@ class Build:
             return await self._cached_async(
                 "build_conversations", settings, {"scenario": c.scenario.model_dump(mode="json"), "skill": skill.model_dump(mode="json")},
                 RatedCandidate, lambda: rate(writer, rater, skill, c.scenario, writer_version=cfg.writer.prompt_template,  # type: ignore[union-attr]
-                                             rater_version=cfg.rater.prompt_template, attempts=cfg.attempts), report)  # type: ignore[union-attr]
+                                             rater_version=cfg.rater.prompt_template, attempts=cfg.attempts), stored)  # type: ignore[union-attr]
 
+        stored = StageReport(stage="rated")  # the stage's items are skills; rated candidates are counted apart
         rated = list(await asyncio.gather(*(one(c) for c in picked)))
+        report.reused_parts["rated candidates"] = stored.reused
         chosen: set[str] = set()
         for skill in skills:
             mine = [r for r in rated if r.skill_id == skill.id and not r.dropped]
@@ -519,8 +568,33 @@ class Build:
         path.with_suffix(".tmp").replace(path)
         return chosen
 
+    def preflight(self, stages: tuple[str, ...]) -> None:
+        """BuildError listing every unset key and dead endpoint of the model stages to run, before any runs."""
+        roles = model_roles(self.cfg, stages)
+        if not roles or not self.cfg.preflight:
+            return
+        # Imported here: the plan package loads the engine's sweep planning, needed only when a model stage runs.
+        from skillbench.plan.preflight import model_problems
+
+        problems = model_problems(roles, api_base_hint="e.g. skill_writer.model.api_base=http://host:port/v1")
+        if problems:
+            more = f"\n{len(problems)} problems; nothing was built (preflight=false skips these checks)." if len(problems) > 1 else ""
+            raise BuildError("\n".join(problems) + more)
+
+    def check_folders(self) -> None:
+        """BuildError when ``out`` (or the store) is, or lies under, a file: said before anything is read."""
+        for field, folder in (("out", self.out), ("store", self.store.root if self.cfg.store else None)):
+            if folder is None:
+                continue
+            blocking = next((p for p in (folder, *folder.parents) if p.exists()), None)
+            if blocking is not None and not blocking.is_dir():
+                raise BuildError(f"{field}={folder}: {blocking} is a file, not a folder. Fix: point {field}= at a new "
+                                 f"folder or an earlier build's.")
+
     def run(self) -> None:
-        stages = ("ingest", "extract", "cluster", "represent", "skills", "scenarios")
-        for stage in stages if self.cfg.stage == "all" else (self.cfg.stage,):
+        stages = STAGES if self.cfg.stage == "all" else (self.cfg.stage,)
+        self.check_folders()
+        self.preflight(stages)
+        for stage in stages:
             getattr(self, stage)()
 

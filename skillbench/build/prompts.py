@@ -7,6 +7,24 @@ Every text a template receives has been scrubbed of personal data at ingest.
 
 from __future__ import annotations
 
+EXTRACT = {
+    "v1": (
+        "You read a customer-support transcript and list, in order, the actions the AGENT took "
+        "(asking for a detail, looking something up, changing a record, informing the customer). "
+        "Name each action in snake_case, e.g. ask_name, lookup_order, inform_balance. Leave out greetings. "
+        'Reply with JSON only: {"actions": ["...", "..."]}.'
+    ),
+    # v2: the tool catalogue is given, and each use of a tool is named query:<tool> (the skill writer's tool steps).
+    "v2": (
+        "You read a customer-support transcript (personal data is replaced by placeholders such as [NAME]) and a "
+        "tool catalogue, and list, in order, the actions the AGENT took (asking for a detail, looking something up, "
+        "changing a record, informing the customer). Name each action in snake_case, e.g. ask_name, inform_balance; "
+        "name each use of a catalogue tool query:<tool>, with the tool's name exactly as the catalogue gives it, "
+        "e.g. query:bank_balance. Leave out greetings. "
+        'Reply with JSON only: {"actions": ["...", "..."]}.'
+    ),
+}
+
 REPRESENT = {
     "v1": (
         "You are given the action sequences of customer-support conversations that were grouped together "
@@ -71,7 +89,7 @@ RATE = {
     ),
 }
 
-STAGE_PROMPTS = {"represent": REPRESENT, "instructions": INSTRUCTIONS, "merge": MERGE, "judge": JUDGE,
+STAGE_PROMPTS = {"extract": EXTRACT, "represent": REPRESENT, "instructions": INSTRUCTIONS, "merge": MERGE, "judge": JUDGE,
                  "conversation": CONVERSATION, "rate": RATE}
 
 

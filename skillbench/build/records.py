@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+PiiKind = Literal["email", "phone", "card_or_account", "pin", "date_of_birth", "secret", "address", "name"]
+
 
 class BuildRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -32,6 +34,9 @@ class ConversationMeta(BuildRecord):
     purpose: str | None = Field(None, description="Call-purpose label (intent, task), if known; clustering groups by it.")
     organisation: str | None = Field(None, description="The organisation whose support line the call reached.")
     pii_names: list[str] = Field(default_factory=list, description="Personal names known to occur in the text (scrubbed).")
+    pii_values: dict[PiiKind, list[str]] = Field(
+        default_factory=dict, description="Other personal values known to occur, by kind (card_or_account, pin, date_of_birth, "
+                                          "secret, address, email, phone): scrubbed wherever they occur, in any case.")
     extra: dict[str, Any] = Field(default_factory=dict, description="Anything else the source records (not read by the stages).")
 
 
@@ -44,7 +49,7 @@ class Conversation(BuildRecord):
 
 
 class Replacement(BuildRecord):
-    kind: str = Field(description="email, phone, card_or_account, address or name.")
+    kind: str = Field(description="email, phone, card_or_account, pin, date_of_birth, secret, address or name.")
     count: int = Field(description="How many occurrences were replaced.")
 
 
@@ -60,6 +65,9 @@ class ActionSequence(BuildRecord):
     purpose: str | None = Field(None, description="The conversation's call-purpose label.")
     actions: list[str] = Field(default_factory=list, description="Action types in order (e.g. ask_name, query:hotel_book).")
     tools: list[str] = Field(default_factory=list, description="Tools the agent called, in order of first use.")
+    personal: bool = Field(False, description="Whether the agent handled personal data: scrubbed placeholders ([NAME], "
+                                              "[NUMBER], [PIN] ...) in its tool calls' arguments, or in the turns where no "
+                                              "call is read.")
     dropped: str | None = Field(None, description="Why no sequence could be extracted (the item is then skipped).")
     usage: dict[str, float] = Field(default_factory=dict, description="Model calls, tokens and cost spent on this item.")
 
@@ -78,6 +86,7 @@ class Workflow(BuildRecord):
     actions: list[str] = Field(description="The representative action sequence.")
     tools: list[str] = Field(default_factory=list, description="Tools members used, most common first.")
     support: int = Field(description="How many conversations the cluster holds.")
+    personal: float = Field(0.0, description="Share of its members whose agent handled personal data (ActionSequence.personal).")
     samples: list[str] = Field(default_factory=list, description="Up to N member ids used for the skill.")
     dropped: str | None = Field(None, description="Why no workflow could be written (the model's replies were unusable).")
     usage: dict[str, float] = Field(default_factory=dict, description="Model calls, tokens, cost and seconds spent on it.")
@@ -87,7 +96,9 @@ class StageReport(BuildRecord):
     stage: str = Field(description="Stage name.")
     items_in: int = Field(0, description="Items the stage read.")
     items_out: int = Field(0, description="Items it wrote.")
-    reused: int = Field(0, description="Items taken from the store instead of recomputed.")
+    reused: int = Field(0, description="The stage's items (those counted in items_in) taken from the store instead of recomputed.")
+    reused_parts: dict[str, int] = Field(default_factory=dict, description="Other stored parts taken from the store, by kind "
+                                                                           "(skills: per-transcript instructions), counted apart.")
     dropped: dict[str, int] = Field(default_factory=dict, description="Dropped items by reason.")
     seconds: float = Field(0.0, description="Wall time of the stage.")
     model_calls: int = Field(0, description="Model requests made.")

@@ -29,19 +29,29 @@ def similarity(a: Sequence[str], b: Sequence[str]) -> float:
     return 1.0 if longest == 0 else 1.0 - edit_distance(a, b) / longest
 
 
-def medoid(sequences: Sequence[Sequence[str]], limit: int = 60) -> int:
-    """Index of the sequence most similar on average to the others (compared against the first ``limit``)."""
+MEDOID_POOL = 60  # members each one is compared with: the cost is len(cluster) x this, not len(cluster) squared
+
+
+def medoid(sequences: Sequence[Sequence[str]], limit: int = MEDOID_POOL) -> int:
+    """Index of the sequence most similar on average to the first ``limit`` sequences (all when fewer).
+
+    Every member is a candidate; only the comparison set is cut, so a large cluster (STAR's biggest holds
+    hundreds of dialogues) costs n x ``limit`` edit distances instead of n squared. The first members are
+    the cluster's in conversation order, a deterministic sample of it.
+    """
     pool = [collapse(s) for s in sequences]
     others = pool[:limit]
     scores = [sum(similarity(s, o) for o in others) for s in pool]
     return max(range(len(pool)), key=lambda i: (scores[i], -i))
 
 
-def representative(cluster: Cluster, by_id: dict[str, ActionSequence], samples: int = 10) -> Workflow:
+def representative(cluster: Cluster, by_id: dict[str, ActionSequence], samples: int = 10,
+                   pool: int = MEDOID_POOL) -> Workflow:
     members = [by_id[m] for m in cluster.members]
-    index = medoid([m.actions for m in members])
+    index = medoid([m.actions for m in members], pool)
     tools = Counter(t for m in members for t in m.tools)
     ranked = sorted(range(len(members)), key=lambda i: (-similarity(collapse(members[i].actions), collapse(members[index].actions)), i))
     return Workflow(cluster_id=cluster.id, group=cluster.group, actions=collapse(members[index].actions),
                     tools=[t for t, _ in tools.most_common()], support=len(members),
+                    personal=round(sum(m.personal for m in members) / len(members), 4),
                     samples=[members[i].conversation_id for i in ranked[:samples]])

@@ -158,6 +158,41 @@ def skill_spec(workflow: Workflow, key: str, max_facts: int = 4) -> SkillSpec | 
     return spec_for(workflow, key, steps, apis)
 
 
+# Words of an action that checks who the caller is (a secret asked, or a verification step or tool).
+VERIFY_WORDS = frozenset({"verify", "verification", "verified", "authenticate", "authentication", "auth", "identity", "pin",
+                          "password", "passcode", "dob", "birth", "maiden", "security", "pet", "pets", "code", "otp"})
+DELETE_WORDS = frozenset({"delete", "erase", "remove", "purge", "wipe"})
+VERIFY_FIX = "added identity verification before any disclosure"
+DELETE_FIX = "added a guardrail on record deletion"
+
+
+def verifies_first(actions: Sequence[str]) -> bool:
+    """Whether the workflow checks the caller's identity before its first tool call or disclosure."""
+    for action in actions:
+        words = set(snake(action).split("_"))
+        if words & VERIFY_WORDS:
+            return True
+        if action.startswith("query:") or "inform" in words:
+            return False
+    return False
+
+
+def needed_fixes(workflow: Workflow) -> list[str]:
+    """What the generator's additions fix in this mined workflow, not what it adds to every skill.
+
+    The generator puts identity verification first and the record-deletion tool behind a guardrail in every
+    skill. That is a fix of the workflow only where it lacked it: verification where most member
+    conversations handled personal data (placeholders in their calls) and the workflow checks no identity
+    before its first tool call or disclosure; the guardrail where the workflow itself deletes something.
+    """
+    fixes = []
+    if workflow.personal >= 0.5 and not verifies_first(workflow.actions):
+        fixes.append(VERIFY_FIX)
+    if any(set(snake(a).split("_")) & DELETE_WORDS for a in workflow.actions):
+        fixes.append(DELETE_FIX)
+    return fixes
+
+
 def spec_for(workflow: Workflow, key: str, steps: Sequence[StepSpec], apis: dict[str, str], *, name: str | None = None,
              capability: str | None = None, guardrails: Sequence[str] = (), success: Sequence[str] = ()) -> SkillSpec:
     """A skill template from its steps; what no writer states (openings, probe, outcome ...) is derived from the topic.

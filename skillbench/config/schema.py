@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -13,6 +15,7 @@ from pydantic import (
     TypeAdapter,
     create_model,
     field_validator,
+    model_validator,
 )
 
 from skillbench.core.records import Outcome, RuleCheck, ScenarioPath
@@ -189,7 +192,8 @@ PassRuleConfig = create_model(
 class BenchmarkConfig(Strict):
     """Which scenarios a job runs."""
 
-    name: str
+    name: str = Field(description="The label of rows and summaries; with a folder source under a shipped option's "
+                                  "name (benchmark.source=<folder>), the folder's benchmark name (its benchmark.yaml).")
     source: str = Field(description="A packaged benchmark name (e.g. 'starter') or a path to a benchmark folder.")
     industries: list[str] = Field(default_factory=list, description="Keep only these industries (empty = all).")
     skills: list[str] = Field(default_factory=list, description="Keep only these skill ids (empty = all).")
@@ -197,6 +201,40 @@ class BenchmarkConfig(Strict):
     scenarios: list[str] = Field(default_factory=list, description="Keep only these scenario ids (empty = all).")
     limit: int | None = Field(None, ge=1, description="Keep at most this many scenarios (balanced, seeded).")
     seed: int = Field(0, description="Seed of the limited selection.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _label_a_folder(cls, data: Any) -> Any:
+        """``benchmark.source=<folder>`` keeps the default option's name (starter), which is not what ran: the
+        label becomes the folder's benchmark name. A name set to anything but a shipped option's stays."""
+        if not isinstance(data, dict) or not isinstance(data.get("source"), str) or data.get("name") not in _shipped_options():
+            return data
+        if _packaged(data["source"]):
+            return data
+        manifest = Path(data["source"]).expanduser() / "benchmark.yaml"
+        found = _manifest_name(manifest) if manifest.is_file() else None
+        return {**data, "name": found} if found else data
+
+
+_CONF = Path(__file__).resolve().parents[1] / "conf" / "benchmark"
+_PACKAGED = Path(__file__).resolve().parents[1] / "benchmark" / "data"  # as skillbench.benchmark.loader resolves names
+
+
+def _shipped_options() -> set[str]:
+    return {p.stem for p in _CONF.glob("*.yaml")}
+
+
+def _packaged(source: str) -> bool:
+    return "/" not in source and (_PACKAGED / source).is_dir()
+
+
+def _manifest_name(path: Path) -> str | None:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None  # the loader says what is wrong with the folder when the job reads it
+    name = data.get("name") if isinstance(data, dict) else None
+    return str(name) if name else None
 
 
 class RunSettings(Strict):

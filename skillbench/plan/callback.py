@@ -133,11 +133,11 @@ class PlanCallback(Callback):
 
     def _dry_run(self, jobs: list[PlannedJob], master: DictConfig) -> None:
         from skillbench.plan.estimate import estimate_run, format_estimate
-        from skillbench.plan.preflight import routing_problems
+        from skillbench.plan.preflight import jobs_models, routing_problems
 
         # A dry run still refuses what no run could do (a bad config, benchmark or model string); keys and
         # servers are not needed.
-        problems = list(dict.fromkeys(job.problem for job in jobs if job.problem)) + routing_problems(jobs)
+        problems = list(dict.fromkeys(job.problem for job in jobs if job.problem)) + routing_problems(jobs_models(jobs))
         if problems:
             _refuse(problems)
         print(format_estimate(estimate_run(jobs, self._outputs(master))), flush=True)

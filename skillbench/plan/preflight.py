@@ -85,14 +85,18 @@ def shipped_model_strings() -> frozenset[str]:
     return frozenset(found)
 
 
-def routing_problems(jobs: list[PlannedJob]) -> list[str]:
+def jobs_models(jobs: list[PlannedJob]) -> list[tuple[str, ModelConfig]]:
+    """Every (role, model) the planned jobs call."""
+    return [pair for job in jobs for pair in called_models(job)]
+
+
+def routing_problems(roles: list[tuple[str, ModelConfig]]) -> list[str]:
     """Real models whose string litellm cannot route to a provider (``agent.model=notaprovider/foo``): every call
     would fail. Asked of litellm itself, without a network call; a string a shipped model file names is known good."""
     users: dict[tuple[str, str | None], set[str]] = defaultdict(set)
-    for job in jobs:
-        for role, model in model_roles(job.cfg) if job.cfg is not None else []:
-            if not model.simulated and model.model not in shipped_model_strings():
-                users[model.model, model.api_base].add(f"{role} {model.name}")
+    for role, model in roles:
+        if not model.simulated and model.model not in shipped_model_strings():
+            users[model.model, model.api_base].add(f"{role} {model.name}")
     problems: list[str] = []
     for (model, api_base), who in sorted(users.items(), key=lambda item: (item[0][0], item[0][1] or "")):
         problem = route_problem(model, api_base)
@@ -158,27 +162,35 @@ def preflight_problems(jobs: list[PlannedJob], *, probe_timeout_s: float = 3.0, 
     for job in jobs:
         if job.problem and job.problem not in problems:
             problems.append(job.problem)
+    return problems + model_problems(jobs_models(jobs), probe_timeout_s=probe_timeout_s, network=network)
+
+
+def model_problems(roles: list[tuple[str, ModelConfig]], *, probe_timeout_s: float = 3.0, network: bool = True,
+                   api_base_hint: str = "agent.api_base=..., or their SKILLBENCH_*_API_BASE variable") -> list[str]:
+    """The problems of models called in ``roles``: unset keys, then dead endpoints or ones not serving the model.
+
+    Shared by the engine's preflight and `skillbench build`'s model stages; ``api_base_hint`` says how
+    the caller's configs point a model elsewhere.
+    """
+    problems: list[str] = []
     keys: dict[str, set[str]] = defaultdict(set)
     # endpoint -> model string -> the roles that use it
     endpoints: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     key_envs: dict[str, str | None] = {}  # one probe per server, with the first key configured for it
-    for job in jobs:
-        models = called_models(job)
-        for role, model in missing_keys(models):
-            keys[str(model.api_key_env)].add(f"{role} {model.name}")
-        for role, model in models:
-            if needs_key(model) and not model.api_key_env:
-                for env in litellm_missing_keys(model):
-                    keys[env].add(f"{role} {model.name}")
-        for role, model in models:
-            if not model.simulated and model.api_base is not None:
-                endpoints[model.api_base][model.model].add(f"{role} {model.name}")
-                key_envs[model.api_base] = key_envs.get(model.api_base) or model.api_key_env
+    for role, model in missing_keys(roles):
+        keys[str(model.api_key_env)].add(f"{role} {model.name}")
+    for role, model in roles:
+        if needs_key(model) and not model.api_key_env:
+            for env in litellm_missing_keys(model):
+                keys[env].add(f"{role} {model.name}")
+        if not model.simulated and model.api_base is not None:
+            endpoints[model.api_base][model.model].add(f"{role} {model.name}")
+            key_envs[model.api_base] = key_envs.get(model.api_base) or model.api_key_env
     for env, users in sorted(keys.items()):
         problems.append(
             f"{env} is not set; needed by {_users(users)}. Fix: export {env}=<your key>, or drop those models from the run."
         )
-    problems += routing_problems(jobs)
+    problems += routing_problems(roles)
     if not network:
         return problems
     probes = [Endpoint(base, key_envs[base]) for base in endpoints]
@@ -188,7 +200,7 @@ def preflight_problems(jobs: list[PlannedJob], *, probe_timeout_s: float = 3.0, 
             users = set().union(*models.values())
             problems.append(
                 f"endpoint {endpoint.api_base} {answer}; needed by {_users(users)}. Fix: start the server there, or "
-                f"point those models' api_base (agent.api_base=..., or their SKILLBENCH_*_API_BASE variable) at one."
+                f"point those models' api_base ({api_base_hint}) at one."
             )
             continue
         for model, users in sorted(models.items()):

@@ -60,3 +60,19 @@ def assert_no_planted(text: str) -> None:
         assert value.lower() not in text.lower(), f"planted {kind} leaked"
     assert "Rosalind" not in text and "Quarry" not in text
     assert json.dumps(PLANTED["email"]) not in text
+
+
+def lint_and_run(out: Path, work: Path, scenarios: int = 3) -> list[object]:
+    """`skillbench benchmark lint OUT` accepts the built benchmark and the engine runs a few of its scenarios."""
+    from skillbench.cli import main as cli_main
+    from skillbench.engine import RESULTS_FILE, ResultRow, run_job
+    from tests.conftest import compose_config
+
+    assert cli_main(["benchmark", "lint", str(out)]) == 0
+    cfg = compose_config(f"benchmark.source={out}", f"benchmark.limit={scenarios}", f"store.root={work / 'store'}",
+                         "run.progress_interval_s=3600")
+    run_job(cfg, work / "job")
+    rows = [ResultRow.model_validate_json(line) for line in (work / "job" / RESULTS_FILE).read_text().splitlines() if line]
+    assert len(rows) == scenarios and all(r.infra_error is None and r.passed is not None for r in rows)
+    assert {r.benchmark for r in rows} == {"mined"}  # the built benchmark's name, not the default option's (starter)
+    return rows  # type: ignore[return-value]

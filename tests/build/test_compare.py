@@ -69,3 +69,23 @@ def test_an_unknown_agent_stops_the_measure_before_any_work(tmp_path: Path, caps
     assert cli_main(["build", "measure", "abcd", "--path", str(tmp_path / "absent"), "--e2e-agents", "sim_careful,sim_nobody"]) == 2
     captured = capsys.readouterr()
     assert "agent/sim_nobody" in captured.err and captured.out == ""
+
+
+def test_separation_holds_where_it_must(tmp_path: Path) -> None:
+    """The fixture's three flows, mined from its transcripts and as gold: the simulated agents, best first, must come
+    out strictly ordered on both sides (deterministic: seeded simulated models; 7 scenarios per flow, one per path)."""
+    sequences = [annotated(conversation(p, i)) for p in FLOWS for i in range(3)]
+    clusters, _ = cluster_sequences(sequences, group_by_purpose=False, k=3, k_min=2, k_max=4, n_max=2, seed=0)
+    mined = mined_workflows(sequences, clusters, list(FLOWS))
+    gold = {p: Workflow(cluster_id=p, group=p, actions=list(actions), tools=[a[6:] for a in actions if a.startswith("query:")],
+                        support=3) for p, (actions, _) in FLOWS.items()}
+    agents = ["sim_careful", "sim_sloppy", "sim_reckless"]
+
+    result = compare(mined, gold, tmp_path, per_task=7, agents=agents)
+
+    assert result.separates == {"gold": True, "mined": True}, result.overall
+    for side in ("gold", "mined"):
+        careful, sloppy, reckless = (result.overall[side][a] for a in agents)
+        assert careful is not None and sloppy is not None and reckless is not None
+        assert careful > sloppy > reckless
+    assert lines(result)[:2] == ["separation_gold careful>sloppy>reckless yes", "separation_mined careful>sloppy>reckless yes"]

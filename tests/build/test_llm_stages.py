@@ -17,12 +17,14 @@ from skillbench.benchmark.lint import lint_benchmark
 from skillbench.benchmark.loader import load_benchmark
 from skillbench.build.cli import load_config
 from skillbench.build.pipeline import Build
+from skillbench.cli import main as cli_main
 from skillbench.core.errors import ConfigError
 from tests.build.conftest import FLOWS, assert_no_planted, overrides
 from tests.support.openai_stub import stub_server, text_reply
 
 TOOL = {"block_card": "card.block", "check_balance": "balance.check", "move_house": "address.update"}
 API = {"card_block": "block_card", "balance_check": "check_balance", "address_update": "move_house"}
+SERVED = ("stub-representative", "stub-skill_writer", "stub-filter", "stub-writer", "stub-rater")  # what GET /models lists
 
 
 def _model(part: str, url: str) -> list[str]:
@@ -76,9 +78,10 @@ def _args(transcripts: Path, out: Path, url: str) -> list[str]:
                      *_model("representative", url), *_model("skill_writer", url), *_model("filter", url))
 
 
-def test_model_stages_write_fix_and_drop_skills_with_reasons(transcripts: Path, tmp_path: Path) -> None:
+def test_model_stages_write_fix_and_drop_skills_with_reasons(transcripts: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "llm"
-    with stub_server(script) as server:
+    with stub_server(script, models=SERVED) as server:
         build = Build(load_config(_args(transcripts, out, server.base_url)))
         build.run()
         # represent 3 + 1 retry; instructions 12 + 4 retries + 2 more for the prose one; merge 3 + 1; judge 3
@@ -103,12 +106,22 @@ def test_model_stages_write_fix_and_drop_skills_with_reasons(transcripts: Path, 
 
         Build(load_config(_args(transcripts, out, server.base_url))).run()
         assert len(server.requests) == 29  # kept and dropped items alike came from the store
+        skills = {s.stage: s for s in build.summary().stages}["skills"]
+        assert skills.reused == 3 and skills.reused_parts == {"instructions": 0}
+
+        # Another judge threshold: every skill is written again, from the stored per-transcript instructions.
+        Build(load_config([*_args(transcripts, out, server.base_url), "filter.min_quality=2"])).run()
+        assert len(server.requests) == 29 + 4 + 3  # merges (one retried) and judges only
+        skills = {s.stage: s for s in build.summary().stages}["skills"]
+        assert skills.reused == 0 and skills.reused_parts == {"instructions": 12}  # counted apart from the skills
+    assert cli_main(["build", "report", str(out)]) == 0
+    assert "0 + 12 instructions" in capsys.readouterr().out
 
 
 def test_an_endpoint_failure_is_not_stored_and_is_asked_again(transcripts: Path, tmp_path: Path) -> None:
     out = tmp_path / "fail"
     args = overrides(transcripts, out, "representative=llm", *_model("representative", "URL"))
-    with stub_server(script, fail_first=1, fail_status=400) as server:
+    with stub_server(script, fail_first=1, fail_status=400, models=SERVED) as server:
         args = [a.replace("URL", server.base_url) for a in args]
         build = Build(load_config([*args, "stage=ingest"]))
         build.run()
@@ -146,7 +159,7 @@ def rating_script(body: dict[str, Any]) -> dict[str, Any]:
 
 def test_rated_selection_keeps_the_best_rated_scenarios(transcripts: Path, tmp_path: Path) -> None:
     out = tmp_path / "rated"
-    with stub_server(rating_script) as server:
+    with stub_server(rating_script, models=SERVED) as server:
         args = overrides(transcripts, out, "selection=rated", "selection.per_skill=2", "selection.pool=3",
                          *(f"selection.{role}.{key}" for role in ("writer", "rater") for key in (
                              f"model=hosted_vllm/stub-{role}", f"api_base={server.base_url}", "api_key_env=null")))
@@ -171,3 +184,25 @@ def test_rated_selection_keeps_the_best_rated_scenarios(transcripts: Path, tmp_p
             assert_no_planted(json.dumps(request))
         Build(load_config(args)).run()
         assert len(server.requests) == writes + rates  # every rating came from the store
+
+
+def test_model_stages_are_preflighted_before_anything_is_built(transcripts: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's model-stage command without keys, one stage on a dead endpoint: every problem at once, exit 2."""
+    for env in ("OPENAI_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(env, raising=False)
+    with stub_server(script) as dead:  # a port that was served a moment ago and is closed now
+        url = dead.base_url
+    out = tmp_path / "bench"
+    args = ["build", *overrides(transcripts, out, "representative=llm", "skill_writer=llm", "filter=llm_judge",
+                                "selection=rated", f"representative.model.api_base={url}")]
+    assert cli_main(args) == 2
+    err = capsys.readouterr().err
+    assert "OPENAI_API_KEY is not set; needed by filter gpt5_mini, selection.writer gpt5_mini, skill_writer gpt5_mini" in err
+    assert "GEMINI_API_KEY is not set; needed by selection.rater gemini2_5_flash" in err
+    assert f"endpoint {url} does not answer" in err and "representative gpt5_mini" in err
+    assert "3 problems; nothing was built" in err and "min_support" not in err
+    assert not out.exists()  # not even the ingest stage ran
+    # A stage that calls no model is not held up by the others' keys.
+    assert cli_main([*args, "stage=ingest"]) == 0

@@ -41,9 +41,10 @@ def test_star_converter_and_measure_on_a_few_dialogues(tmp_path: Path) -> None:
     sequences = [annotated(c) for c in conversations]
     assert any(a.startswith("query:") for s in sequences for a in s.actions)
     result = measure_star(sample, per_purpose=None, k=None, k_min=2, k_max=6, text_types=8, mined_by="purpose")
-    for path in ("annotated", "text"):
+    for path in ("annotated", "text", "text_tools"):
         assert -1.0 <= result[path]["ARI"] <= 1.0 and 0.0 <= result[path]["NMI"] <= 1.0
     assert 0.0 <= result["annotated"]["flow_similarity"] <= 1.0
+    assert 0.0 <= result["text_tools"]["tool_accuracy"] <= 1.0
     mined, gold = result["workflows"]["mined"], result["workflows"]["gold"]
     assert mined and set(mined) <= set(gold)
     for task, workflow in gold.items():  # the flow graph's main path, its queries calls of the task's API
@@ -67,3 +68,11 @@ def test_abcd_actions_compare_with_the_subflow_gold() -> None:
     for subflow, workflow in found["workflows"]["gold"].items():
         assert workflow.actions == [f"query:{a}" for a in gold[subflow]]
         assert subflow in found["workflows"]["mined"]
+
+
+def test_the_medoid_compares_with_the_first_members_of_the_pool() -> None:
+    from skillbench.build.represent import medoid
+
+    sequences = [["a", "b"]] * 3 + [["c", "d"]] * 5  # the first three agree with each other, the rest outnumber them
+    assert medoid(sequences, limit=3) == 0  # compared with the first three only
+    assert medoid(sequences, limit=60) == 3  # compared with all

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hydra import compose, initialize_config_module
 
 from skillbench.config import validate_config
 from skillbench.core.errors import ConfigError
+from tests.conftest import compose_config
 
 
 def check(*overrides: str, choices: dict[str, str] | None = None) -> str:
@@ -67,3 +70,13 @@ def test_a_keyed_route_to_an_api_base_of_ones_own_still_needs_its_key(monkeypatc
     vllm = compose_config("agent=custom", "agent.model=hosted_vllm/my-model", f"agent.api_base={local}",
                           "agent.api_key_env=MY_SERVER_KEY")
     assert missing_keys(model_roles(vllm)) == []
+
+
+def test_a_folder_source_is_labelled_with_its_own_benchmark_name(tmp_path: Path) -> None:
+    """`benchmark.source=<folder>` over the default option: rows and summaries say the folder's benchmark, not starter."""
+    (tmp_path / "benchmark.yaml").write_text("name: star_mined\nversion: abc\n")
+    assert compose_config(f"benchmark.source={tmp_path}").benchmark.name == "star_mined"
+    assert compose_config("benchmark=smoke", f"benchmark.source={tmp_path}").benchmark.name == "star_mined"
+    assert compose_config(f"benchmark.source={tmp_path}", "benchmark.name=my_label").benchmark.name == "my_label"
+    assert compose_config().benchmark.name == "starter" and compose_config("benchmark=smoke").benchmark.name == "smoke"
+    assert compose_config(f"benchmark.source={tmp_path / 'absent'}").benchmark.name == "starter"  # the loader reports it

@@ -177,6 +177,8 @@ class StubServer:
         self.fail_status = fail_status
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.in_flight = 0  # POSTs being answered now, and the most at once (a client's concurrency limit, seen here)
+        self.peak_in_flight = 0
         self._lock = threading.Lock()
         stub = self
 
@@ -195,6 +197,16 @@ class StubServer:
                 self.wfile.write(payload.encode())
 
             def do_POST(self) -> None:
+                with stub._lock:
+                    stub.in_flight += 1
+                    stub.peak_in_flight = max(stub.peak_in_flight, stub.in_flight)
+                try:
+                    self._answer()
+                finally:
+                    with stub._lock:
+                        stub.in_flight -= 1
+
+            def _answer(self) -> None:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with stub._lock:

@@ -13,7 +13,7 @@ from skillbench.benchmark.generator.identities import seed_for
 from skillbench.benchmark.generator.model import ServerDef
 from skillbench.benchmark.generator.scenarios import Candidate, build_candidates
 from skillbench.benchmark.generator.skills import build_skill
-from skillbench.benchmark.generator.writer import dump, to_data, write_text
+from skillbench.benchmark.generator.writer import HEADER, dump, to_data, write_text
 from skillbench.benchmark.loader import PACKAGED_DIR
 from skillbench.benchmark.schema import (
     BenchmarkManifest,
@@ -42,22 +42,23 @@ class BuiltBenchmark:
     skills: list[Skill]
     scenarios: list[Scenario]
     candidates: list[Candidate]
+    header: str = HEADER  # the comment on top of every file: what wrote it and how to rewrite it
 
     def files(self) -> dict[str, str]:
         """Relative path → file text, in a fixed order."""
-        return {MANIFEST: dump(to_data(self.manifest, keep=("version",))), **self.data_files()}
+        return {MANIFEST: dump(to_data(self.manifest, keep=("version",)), self.header), **self.data_files()}
 
     def data_files(self) -> dict[str, str]:
         """The files but the manifest: what the content version hashes."""
         out: dict[str, str] = {}
         for srv in self.servers:
-            out[f"tools/{srv.server}.yaml"] = dump(to_data(srv))
+            out[f"tools/{srv.server}.yaml"] = dump(to_data(srv), self.header)
         order = {path: index for index, path in enumerate(SCENARIO_PATHS)}
         for skill in self.skills:
-            out[f"skills/{skill.id}.yaml"] = dump(to_data(skill))
+            out[f"skills/{skill.id}.yaml"] = dump(to_data(skill), self.header)
             mine = sorted((s for s in self.scenarios if s.skill_id == skill.id), key=lambda s: (order[s.path], s.id))
             body = {"skill_id": skill.id, "scenarios": [to_data(s, keep=("expected_outcome",)) for s in mine]}
-            out[f"scenarios/{skill.id}.yaml"] = dump(body)
+            out[f"scenarios/{skill.id}.yaml"] = dump(body, self.header)
         return out
 
 

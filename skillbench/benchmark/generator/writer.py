@@ -107,10 +107,11 @@ def _block(value: Any, indent: int, out: list[str]) -> None:
             out.extend(inner[1:])
 
 
-def dump(data: dict[str, Any]) -> str:
+def dump(data: dict[str, Any], header: str = HEADER) -> str:
+    """``data`` as YAML under ``header`` (comment lines saying what wrote the file and how to rewrite it)."""
     lines: list[str] = []
     _block(data, 0, lines)
-    return HEADER + "\n".join(lines) + "\n"
+    return header + "\n".join(lines) + "\n"
 
 
 def to_data(model: BaseModel, keep: tuple[str, ...] = ()) -> dict[str, Any]:
