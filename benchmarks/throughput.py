@@ -10,7 +10,8 @@ verdict reused), then the very request bodies that job sent, replayed through ba
 at the same concurrency in the same process. Prints one table: conversations per hour, calls per second,
 CPU per call of each, and the engine/bare ratios (calls/s, and CPU per call as bare ÷ engine, so 1.0 means
 no overhead). The engine's figures include everything it does around the calls: MCP mock tools, rule
-checks, prompts, parsing, the store and the result rows. Not a test: nothing here asserts.
+checks, prompts, parsing, the store and the result rows. Both run with the garbage-collector settings a job
+uses (skillbench/core/collector.py). Not a test: nothing here asserts.
 """
 
 from __future__ import annotations
@@ -141,8 +142,11 @@ def replay_bare(bodies: list[dict[str, Any]], concurrency: int, base_url: str, c
 
         await asyncio.gather(*(one(body) for body in bodies))
 
+    from skillbench.core.collector import rare_collections
+
     cpu0, wall0 = _cpu(), time.perf_counter()
-    asyncio.run(replay())
+    with rare_collections():  # the collector settings a job runs with (engine/job.py), so only the engine differs
+        asyncio.run(replay())
     return Measured(conversations, len(bodies), time.perf_counter() - wall0, _cpu() - cpu0)
 
 

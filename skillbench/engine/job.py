@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, TextIO
@@ -15,6 +15,7 @@ from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.benchmark.schema import Scenario
 from skillbench.benchmark.selection import select_scenarios
 from skillbench.config.schema import RunConfig
+from skillbench.core.collector import rare_collections
 from skillbench.core.errors import InfrastructureError, ModelOutputError
 from skillbench.core.records import Rollout, RuleCheck, Usage
 from skillbench.engine.progress import BudgetReached, Progress, SweepPosition
@@ -65,6 +66,14 @@ class JobContext:
     rollout_params: RolloutParams
     judge: ModelClient
     progress: Progress
+    _rollout_keys: dict[str, str] = field(default_factory=dict)
+
+    def rollout_key(self, scenario: Scenario) -> str:
+        """:func:`rollout_key` under this job's config, hashed once per scenario."""
+        key = self._rollout_keys.get(scenario.id)
+        if key is None:
+            key = self._rollout_keys[scenario.id] = rollout_key(self.cfg, self.benchmark, scenario)
+        return key
 
 
 def make_context(
@@ -100,7 +109,7 @@ def make_context(
 
 async def obtain_rollout(ctx: JobContext, scenario: Scenario) -> tuple[Rollout, bool]:
     """The stored rollout of ``scenario`` under ``ctx.cfg``, or a new one (stored unless infrastructure failed)."""
-    key = rollout_key(ctx.cfg, ctx.benchmark, scenario)
+    key = ctx.rollout_key(scenario)
 
     async def produce() -> Rollout:
         error: InfrastructureError | None = None
@@ -163,7 +172,7 @@ async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
         return await _evaluate(ctx, scenario)
     except Exception as exc:
         log.exception("scenario %s failed inside skillbench; recorded as an infrastructure error", scenario.id)
-        key = rollout_key(ctx.cfg, ctx.benchmark, scenario)
+        key = ctx.rollout_key(scenario)
         rollout = infra_rollout(ctx, scenario, key, f"internal error: {type(exc).__name__}: {str(exc)[:300]}", {})
         skill = ctx.benchmark.skill_of(scenario)
         row = assemble_row(ctx.cfg, scenario, skill, ctx.benchmark.version, rollout, [], None, {}, (0.0, 0.0))
@@ -224,7 +233,7 @@ async def run_job_async(
                 return None
             # Another job of the sweep (e.g. the next judge of this agent, in another worker) is having this
             # conversation: parallel jobs that share rollouts split them instead of queueing on the same lock.
-            if defer_if_busy and ctx.store.being_produced("rollouts", rollout_key(cfg, benchmark, scenario)):
+            if defer_if_busy and ctx.store.being_produced("rollouts", ctx.rollout_key(scenario)):
                 return "deferred"
             return await evaluate_scenario(ctx, scenario)
 
@@ -242,7 +251,7 @@ async def run_job_async(
 
     reporter = asyncio.create_task(ctx.progress.report_every(cfg.run.progress_interval_s))
     try:
-        with results_path.open("w", encoding="utf-8") as sink:
+        with results_path.open("w", encoding="utf-8") as sink, rare_collections():
             await asyncio.gather(*(one(scenario, sink) for scenario in scenarios))
     finally:
         reporter.cancel()

@@ -10,9 +10,10 @@ import pandas as pd
 from pydantic import ValidationError
 
 from skillbench.config.schema import PassRuleConfig
+from skillbench.core.collector import paused_gc
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
-from skillbench.report.jobs import Job, load_jobs, paused_gc
+from skillbench.report.jobs import Job, load_jobs
 from skillbench.store.keys import result_settings
 
 # Config groups that change results besides agent and judge. When one differs between the loaded

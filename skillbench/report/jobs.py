@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +11,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from skillbench.config.schema import RunConfig
+from skillbench.core.collector import paused_gc
 from skillbench.core.errors import SkillbenchError
 from skillbench.engine.results import (
     CONFIG_FILE,
@@ -268,24 +266,6 @@ def _first_error(exc: Exception) -> str:
         err = exc.errors()[0]
         return f"field '{'.'.join(str(p) for p in err['loc'])}': {err['msg']}"
     return str(exc)
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """No cyclic garbage collection inside: for building many long-lived objects at once.
-
-    Loading 42,500 result rows allocates ~500,000 objects that all stay alive; each allocation
-    threshold crossed starts a collection that walks the growing heap and frees nothing (about half
-    of the loading CPU at paper scale). Reference counting still frees everything as usual; the
-    collector runs again when the block ends (as it was: a caller that disabled it keeps it off).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def load_jobs(paths: list[Path | str]) -> list[Job]:

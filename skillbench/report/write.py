@@ -12,10 +12,11 @@ from typing import BinaryIO
 
 import pandas as pd
 
+from skillbench.core.collector import paused_gc
 from skillbench.report.build import DEFAULT_DRAWS, DEFAULT_SEED, ReportContext, build_report
 from skillbench.report.defaults import FORMATS
 from skillbench.report.html import render_html
-from skillbench.report.jobs import Job, ReportError, load_jobs, paused_gc
+from skillbench.report.jobs import Job, ReportError, load_jobs
 from skillbench.report.model import Report
 from skillbench.report.tables import Table, all_tables, looks_numeric, markdown_table
 

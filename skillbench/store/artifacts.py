@@ -121,8 +121,11 @@ class ArtifactStore:
         lock = self._locks.setdefault((kind, key), asyncio.Lock())
         async with lock:
             lock_path = self.path(kind, key).with_suffix(".lock")
-            lock_path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o644)
+            try:
+                fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o644)
+            except FileNotFoundError:  # the key's first artifact in its folder
+                lock_path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o644)
             try:
                 while True:
                     try:
