@@ -8,6 +8,7 @@ import importlib
 import sys
 from collections.abc import Callable
 
+from skillbench.core.collector import quick_exit
 from skillbench.core.errors import SkillbenchError
 
 # Subcommand name → "module:function" taking argv (list[str]) and returning an exit code.
@@ -30,6 +31,7 @@ def _load(target: str) -> Callable[[list[str]], int]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    quick_exit()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] not in {"-h", "--help"} and argv[0] not in SUBCOMMANDS:  # one line, not argparse's usage
         near = difflib.get_close_matches(argv[0].lstrip("-"), sorted(SUBCOMMANDS), n=1, cutoff=0.6)

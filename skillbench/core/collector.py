@@ -7,6 +7,7 @@ it took a fifth of a job's CPU at 128 concurrent conversations, and half of a pa
 
 from __future__ import annotations
 
+import atexit
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,3 +48,11 @@ def rare_collections(gen0_threshold: int = JOB_GEN0_THRESHOLD) -> Iterator[None]
     finally:
         gc.set_threshold(*before)
         gc.unfreeze()
+
+
+def quick_exit() -> None:
+    """At interpreter exit, skip the final collection over every object still alive (every module of litellm,
+    pydantic, pandas...): measured 2.5 s of a command's exit, finding nothing to free. Exit handlers still run,
+    modules are still torn down and files closed as usual; only cycles left at exit are not collected."""
+    atexit.unregister(gc.freeze)  # once, however many entry points ask
+    atexit.register(gc.freeze)

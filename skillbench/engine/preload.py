@@ -1,8 +1,8 @@
 """Warm a process whose launcher forks its workers: import once, here, what every job imports.
 
 A fresh worker pays a few seconds of imports (litellm alone is most of them) before its first job; forked
-from a parent that has them, it starts at once. Used by the ``hydra/launcher=parallel`` preset (joblib over
-forked processes) before the sweep's first job.
+from a parent that has them, it starts at once. The ``hydra/launcher=parallel`` preset names this function as
+its launcher's ``preload`` (hydra_plugins/skillbench_launchers/fork_launcher.py).
 """
 
 from __future__ import annotations

@@ -52,10 +52,6 @@ class PlanCallback(Callback):
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         self._sweep_dir = OmegaConf.select(config, "hydra.sweep.dir")  # resolved now, as the launcher will
         self._check(config)
-        if forks_workers(config):
-            from skillbench.engine.preload import preload_job_imports
-
-            preload_job_imports()
         os.environ[SWEEP_STARTED_ENV] = str(time.time())
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
@@ -173,14 +169,6 @@ class PlanCallback(Callback):
 
 # Estimate roles -> the config key of the model that plays them.
 _ROLE_KEYS = {"agent": "agent", "user": "user_sim", "judge": "judge", "mock": "mock.llm"}
-
-
-def forks_workers(config: DictConfig) -> bool:
-    """Whether the launcher forks its workers from this process (joblib's multiprocessing backend), so what
-    this process imports before the first job, they have too."""
-    target = str(OmegaConf.select(config, "hydra.launcher._target_", default="") or "")
-    backend = OmegaConf.select(config, "hydra.launcher.backend", default=None)
-    return target.endswith("JoblibLauncher") and backend == "multiprocessing"
 
 
 def _simulated(cfg: DictConfig) -> bool:

@@ -8,6 +8,7 @@ rollout is made once, exactly as many agent calls as a sequential (basic launche
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -76,12 +77,39 @@ def test_parallel_preset_forks_warm_workers_that_split_shared_conversations(tmp_
     assert report["counts"]["jobs_finished"] == 4
 
 
-def test_only_the_forking_launcher_preloads_the_engine() -> None:
+def test_the_parallel_preset_is_the_fork_launcher_with_the_engine_preloaded() -> None:
     from hydra import compose, initialize_config_module
 
-    from skillbench.plan.callback import forks_workers
-
     with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
-        chosen = {name: forks_workers(compose("config", overrides=[f"hydra/launcher={name}"], return_hydra_config=True))
-                  for name in ("basic", "joblib", "parallel")}
-    assert chosen == {"basic": False, "joblib": False, "parallel": True}
+        launcher = compose("config", overrides=["hydra/launcher=parallel"], return_hydra_config=True).hydra.launcher
+    assert launcher._target_ == "hydra_plugins.skillbench_launchers.fork_launcher.ForkLauncher"
+    module, _, function = launcher.preload.partition(":")
+    import importlib
+
+    assert callable(getattr(importlib.import_module(module), function))
+
+
+def test_ctrl_c_in_a_parallel_sweep_lets_each_worker_end_its_job_and_exits_130(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    tmp_path.mkdir(exist_ok=True)
+    sweep = tmp_path / "sweep"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skillbench", "agent=sim_careful,sim_sloppy", "judge=sim_balanced", "benchmark=full",
+         "benchmark.limit=60", "run.scenario_concurrency=2", f"store.root={tmp_path / 'store'}",
+         f"hydra.sweep.dir={sweep}", "hydra/launcher=parallel", "-m"],
+        cwd=tmp_path, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not any(p.stat().st_size for p in sweep.glob("*/results.jsonl")):
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the launcher and its workers all get it
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr[-3000:]
+    assert "Traceback" not in stderr and "sweep interrupted" in stderr
+    marked = list(sweep.glob("*/interrupted.json"))
+    assert marked and all(json.loads(p.read_text())["rows_kept"] >= 0 for p in marked)
+    for job in sweep.glob("*_sim_*"):
+        rows = (job / "results.jsonl").read_text().splitlines()
+        assert all(json.loads(line)["scenario_id"] for line in rows)  # whole rows only

@@ -1,0 +1,1 @@
+"""skillbench's Hydra launcher plugins (Hydra finds plugins only in the ``hydra_plugins`` namespace package)."""

@@ -1,0 +1,152 @@
+"""A Hydra launcher that runs a sweep's jobs in worker processes forked from the launching process.
+
+hydra-joblib-launcher always starts fresh interpreters (its backend is hard-coded to loky), so every worker
+pays the imports again (litellm alone is seconds) before its first job, and each job another second of
+dispatch. Forked after ``preload`` has imported what every job needs, a worker starts its first job at once.
+POSIX only (``fork``); each worker runs one job at a time, exactly as ``hydra/launcher=basic`` runs it.
+
+The launching process hands out one job at a time to an idle worker, so on Ctrl-C it stops handing out
+jobs, lets each worker end its own job (the job's own interrupt handling keeps what it finished), and exits
+130 without a traceback. A worker that dies takes only its job with it: that job is reported failed.
+"""
+
+# No `from __future__ import annotations`: Hydra scans plugin modules before they are in sys.modules, where
+# dataclasses would look string annotations up.
+import contextlib
+import importlib
+import logging
+import multiprocessing
+import os
+import sys
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+
+from hydra.core.config_store import ConfigStore
+from hydra.core.hydra_config import HydraConfig
+from hydra.core.utils import JobReturn, JobStatus, configure_log, filter_overrides, run_job, setup_globals
+from hydra.plugins.launcher import Launcher
+from hydra.types import HydraContext, TaskFunction
+from omegaconf import DictConfig, open_dict
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ForkLauncherConf:
+    _target_: str = "hydra_plugins.skillbench_launchers.fork_launcher.ForkLauncher"
+    n_jobs: int = -1  # workers: -1 = one per core
+    preload: str | None = None  # "module:function" called once before forking (imports every job needs)
+
+
+ConfigStore.instance().store(group="hydra/launcher", name="fork", node=ForkLauncherConf, provider="skillbench")
+
+
+def _run_one(launcher: "ForkLauncher", idx: int, overrides: list[str]) -> JobReturn:
+    assert launcher.hydra_context is not None and launcher.config is not None and launcher.task_function is not None
+    setup_globals()
+    sweep_config = launcher.hydra_context.config_loader.load_sweep_config(launcher.config, overrides)
+    with open_dict(sweep_config):
+        sweep_config.hydra.job.id = f"{sweep_config.hydra.job.name}_{idx}"
+        sweep_config.hydra.job.num = idx
+    HydraConfig.instance().set_config(sweep_config)
+    return run_job(hydra_context=launcher.hydra_context, config=sweep_config, task_function=launcher.task_function,
+                   job_dir_key="hydra.sweep.dir", job_subdir_key="hydra.sweep.subdir")
+
+
+def _serve(launcher: "ForkLauncher", conn: Connection) -> None:
+    """A worker: run each job the parent sends until it sends None (the launcher state came with the fork).
+    Ctrl-C reaches the job itself (which keeps what it finished and exits); an idle worker just ends."""
+    try:
+        while (item := conn.recv()) is not None:
+            idx, overrides = item
+            conn.send((idx, _run_one(launcher, idx, overrides)))
+    except (KeyboardInterrupt, EOFError):
+        pass
+
+
+def _lost(idx: int, overrides: list[str], why: str) -> JobReturn:
+    ret = JobReturn(overrides=overrides)
+    ret.status = JobStatus.FAILED
+    ret.return_value = RuntimeError(f"job #{idx} ({' '.join(overrides)}): {why}")
+    return ret
+
+
+class ForkLauncher(Launcher):
+    def __init__(self, n_jobs: int = -1, preload: str | None = None) -> None:
+        self.n_jobs = n_jobs
+        self.preload = preload
+        self.config: DictConfig | None = None
+        self.task_function: TaskFunction | None = None
+        self.hydra_context: HydraContext | None = None
+
+    def setup(self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig) -> None:
+        self.config, self.task_function, self.hydra_context = config, task_function, hydra_context
+
+    def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[JobReturn]:
+        setup_globals()
+        assert self.config is not None
+        configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
+        Path(str(self.config.hydra.sweep.dir)).mkdir(parents=True, exist_ok=True)
+        if self.preload:
+            module, _, function = self.preload.partition(":")
+            getattr(importlib.import_module(module), function)()
+        wanted = self.n_jobs if self.n_jobs > 0 else os.cpu_count() or 1
+        count = max(1, min(len(job_overrides), wanted))
+        log.info("Forking %d worker(s) for %d job(s), sweep output dir: %s", count, len(job_overrides),
+                 self.config.hydra.sweep.dir)
+        for idx, overrides in enumerate(job_overrides):
+            log.info("\t#%d : %s", initial_job_idx + idx, " ".join(filter_overrides(overrides)))
+        pending = deque((initial_job_idx + idx, list(overrides)) for idx, overrides in enumerate(job_overrides))
+        context = multiprocessing.get_context("fork")
+        workers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
+        for _ in range(count):
+            parent_end, child_end = context.Pipe()
+            process = context.Process(target=_serve, args=(self, child_end))
+            process.start()
+            child_end.close()
+            workers.append((process, parent_end))
+        results: dict[int, JobReturn] = {}
+        running: dict[Connection, tuple[int, list[str]]] = {}
+        try:
+            for _, conn in workers:
+                if pending:
+                    running[conn] = pending.popleft()
+                    conn.send(running[conn])
+            sentinels = {process.sentinel: conn for process, conn in workers}
+            while running:
+                busy = [*running, *(sentinel for sentinel, conn in sentinels.items() if conn in running)]
+                for ready in wait(busy):
+                    conn = sentinels.get(ready, ready)  # type: ignore[call-overload]
+                    if conn not in running:
+                        continue  # its reply and its exit were both ready: handled once
+                    idx, overrides = running.pop(conn)
+                    try:
+                        _, ret = conn.recv()
+                    except EOFError:  # the worker died (killed, out of memory): only its job is lost
+                        results[idx] = _lost(idx, overrides, "its worker process died")
+                        continue
+                    results[idx] = ret
+                    if pending:
+                        running[conn] = pending.popleft()
+                        conn.send(running[conn])
+        except KeyboardInterrupt:
+            # Each worker got the same Ctrl-C and is ending its own job (which keeps its finished rows).
+            for process, _ in workers:
+                process.join(timeout=60)
+            print(f"skillbench: sweep interrupted: {len(results)} of {len(job_overrides)} job(s) finished; "
+                  "rerun the same command to resume (finished work is reused).", file=sys.stderr, flush=True)
+            raise SystemExit(130) from None
+        finally:
+            for process, conn in workers:
+                if process.is_alive():
+                    with contextlib.suppress(BrokenPipeError, OSError):  # it is ending on its own
+                        conn.send(None)
+            for process, conn in workers:
+                process.join(timeout=60)
+                if process.is_alive():
+                    process.terminate()
+                conn.close()
+        return [results[initial_job_idx + idx] for idx in range(len(job_overrides))]
