@@ -8,21 +8,23 @@
    self-hosted model each), the Gemma user simulator, ``--scenarios`` scenarios of ``benchmark=full``. The stub
    answers each model after its assumed latency (benchmarks/grid_assumptions.yaml) × ``--time-scale``, with
    realistic reply sizes and OpenAI-style prompt caching. It runs with the basic launcher, again fully cached
-   (fixed cost per job), and with ``hydra/launcher=joblib`` × 2.
+   (fixed cost per job), and with ``hydra/launcher=parallel`` × 2 (the fork launcher).
 2. Measures from it: calls per conversation per role and tokens per call (the jobs' summaries), the engine's
    CPU per call, the fixed cost per job and the start-up.
 3. Predicts the down-scaled runs' wall times with the model below and prints them next to the measured ones.
 4. Projects the paper grid, composed from ``experiment=paper_grid`` (its 85 jobs, models, concurrency settings),
-   for 1 process, joblib × N on one machine and N SLURM nodes; dollars from skillbench's own estimator
+   for 1 process, N parallel workers on one machine and N SLURM nodes; dollars from skillbench's own estimator
    (``skillbench.plan.estimate``: litellm's prices, calibrated from the down-scaled run's summaries, cached
    prompt tokens at the cached rate).
 
 The model: a job's scenarios run ``min(run.scenario_concurrency, endpoint concurrency)`` at a time; a
 conversation takes its calls' latencies in sequence, then the judge's; the judges' jobs of one agent share its
 conversations (running together, they split them: skillbench defers a conversation another job is having);
-calls cost the measured CPU, and a machine's jobs share its cores; every job pays the measured fixed cost, and
-every new process the start-up. Not modelled: provider rate limits, queueing on a shared vLLM server beyond its
-batching, retries. Not a test: nothing here asserts.
+calls cost the measured CPU, a job's on one core at most (one event loop), and a machine's jobs share its cores;
+every job pays its measured fixed cost and the sweep its own (composing and checking the jobs, the report);
+every new interpreter pays the start-up and the imports (once per sweep on one machine: the fork launcher's
+workers inherit them; once per job for SLURM array tasks). Not modelled: provider rate limits, queueing on a
+shared vLLM server beyond its batching, retries. Not a test: nothing here asserts.
 """
 
 from __future__ import annotations
@@ -74,8 +76,10 @@ class JobShape:
 @dataclass
 class Costs:
     cpu_per_call_s: float
-    fixed_per_job_s: float
-    startup_s: float
+    fixed_per_job_s: float  # a fully cached job's own share of a sweep
+    fixed_per_sweep_s: float  # the rest of a fully cached sweep: composing and checking every job, the report
+    startup_s: float  # a process's start-up to its first job (`--help`'s wall)
+    import_s: float  # what a job that calls models imports besides (the engine, MCP SDK, litellm)
 
 
 @dataclass
@@ -84,14 +88,27 @@ class _Running:
     node: int
     warmup_s: float
     to_judge: float = field(init=False)
+    active_s: float = (
+        0.0  # since its warm-up ended: no job ends before one conversation and its judging could
+    )
 
     def __post_init__(self) -> None:
         self.to_judge = float(self.job.scenarios)
 
 
-def simulate(jobs: list[JobShape], costs: Costs, *, nodes: int, workers_per_node: int, cores_per_node: float,
-             process_per_job: bool, queue_wait_s: float = 0.0) -> float:
-    """Seconds until the last job ends, jobs taken in order by free workers (fluid approximation)."""
+def simulate(
+    jobs: list[JobShape],
+    costs: Costs,
+    *,
+    nodes: int,
+    workers_per_node: int,
+    cores_per_node: float,
+    process_per_job: bool,
+    queue_wait_s: float = 0.0,
+    stub_cpu_per_call_s: float = 0.0,
+) -> float:
+    """Seconds until the last job ends, jobs taken in order by free workers (fluid approximation).
+    ``stub_cpu_per_call_s``: CPU another process on the same machine spends per call (the local stub's)."""
     pending = list(jobs)
     conversations_left = {job.agent: float(job.scenarios) for job in jobs}
     running: list[_Running] = []
@@ -105,14 +122,19 @@ def simulate(jobs: list[JobShape], costs: Costs, *, nodes: int, workers_per_node
         while free and pending:
             node, worker = free.pop(0)
             warm = costs.fixed_per_job_s
-            if process_per_job or (node, worker) not in started_workers:
-                warm += costs.startup_s + (queue_wait_s if process_per_job else 0.0)
+            if process_per_job:  # a fresh interpreter per job (a SLURM array task)
+                warm += queue_wait_s + costs.startup_s + costs.import_s
+            elif (
+                not started_workers
+            ):  # the sweep's process starts and imports once; forked workers inherit it
+                warm += costs.startup_s + costs.import_s
             started_workers.add((node, worker))
             item = _Running(pending.pop(0), node, warm)
             running.append(item)
             slots[id(item)] = (node, worker)
         # Rates before the machines' cores are shared out.
         demand: dict[int, float] = {}
+        own_core: dict[int, float] = {}
         rates: list[tuple[_Running, float, bool]] = []
         for item in running:
             job = item.job
@@ -121,26 +143,37 @@ def simulate(jobs: list[JobShape], costs: Costs, *, nodes: int, workers_per_node
                 demand[item.node] = demand.get(item.node, 0.0) + 1.0  # start-up is CPU-bound
                 continue
             rolling = conversations_left[job.agent] > 0
-            rate = job.rollout_slots / (job.conversation_s + job.judge_s) if rolling else job.judge_slots / job.judge_s
+            rate = (
+                job.rollout_slots / (job.conversation_s + job.judge_s)
+                if rolling
+                else job.judge_slots / job.judge_s
+            )
             calls = rate * ((job.conversation_calls if rolling else 0.0) + job.judge_calls)
-            demand[item.node] = demand.get(item.node, 0.0) + calls * costs.cpu_per_call_s
+            # One job is one event loop: its calls' CPU runs on one core at most, whatever the machine has.
+            own_core[id(item)] = min(1.0, 1.0 / (calls * costs.cpu_per_call_s)) if calls else 1.0
+            demand[item.node] = demand.get(item.node, 0.0) + calls * own_core[id(item)] * (
+                costs.cpu_per_call_s + stub_cpu_per_call_s
+            )
             rates.append((item, rate, rolling))
         share = {node: min(1.0, cores_per_node / d) if d else 1.0 for node, d in demand.items()}
         for item, rate, rolling in rates:
             if item.warmup_s > 0:
                 item.warmup_s -= dt * share[item.node]
                 continue
-            done = rate * share[item.node] * dt
+            item.active_s += dt
+            done = rate * own_core[id(item)] * share[item.node] * dt
             if rolling:
                 done = min(done, conversations_left[item.job.agent])
                 conversations_left[item.job.agent] -= done
             item.to_judge -= done
         now += dt
-        for item in [r for r in running if r.to_judge <= 1e-9]:
+        for item in [
+            r for r in running if r.to_judge <= 1e-9 and r.active_s >= r.job.conversation_s + r.job.judge_s
+        ]:
             running.remove(item)
             free.append(slots.pop(id(item)))
         free.sort()
-    return now
+    return now + costs.fixed_per_sweep_s
 
 
 def shape(cfg: Any, scenarios: int, profiles: dict[str, Any], time_scale: float = 1.0) -> JobShape:
@@ -149,11 +182,14 @@ def shape(cfg: Any, scenarios: int, profiles: dict[str, Any], time_scale: float 
     agent, user, judge = profiles["agent"], profiles["user"], profiles["judge"]
     concurrency = cfg.run.scenario_concurrency
     return JobShape(
-        agent=cfg.agent.name, scenarios=scenarios,
+        agent=cfg.agent.name,
+        scenarios=scenarios,
         rollout_slots=min(concurrency, cfg.agent.concurrency, cfg.user_sim.concurrency),
         judge_slots=min(concurrency, cfg.judge.concurrency),
-        conversation_s=agent.calls * agent_s + user.calls * user_s, judge_s=judge.calls * cfg.judge.samples * judge_s,
-        conversation_calls=agent.calls + user.calls, judge_calls=judge.calls * cfg.judge.samples,
+        conversation_s=agent.calls * agent_s + user.calls * user_s,
+        judge_s=judge.calls * cfg.judge.samples * judge_s,
+        conversation_calls=agent.calls + user.calls,
+        judge_calls=judge.calls * cfg.judge.samples,
     )
 
 
@@ -163,8 +199,14 @@ def shape(cfg: Any, scenarios: int, profiles: dict[str, Any], time_scale: float 
 def run_cli(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds (user + sys, waited-for descendants included) of one command."""
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "skillbench", *args], cwd=cwd, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "skillbench", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
@@ -172,16 +214,39 @@ def run_cli(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, flo
     return wall, usage.ru_utime + usage.ru_stime
 
 
+PRELOAD = "from skillbench.engine.preload import preload_job_imports; preload_job_imports()"
+
+
+def run_python(code: str, env: dict[str, str]) -> float:
+    """Wall seconds of ``python -c code`` less an empty interpreter's."""
+
+    def wall(snippet: str) -> float:
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", snippet], env=env, check=True)
+        return time.perf_counter() - started
+
+    return max(0.0, wall(code) - wall("pass"))
+
+
 def summaries(sweep: Path) -> list[dict[str, Any]]:
     return [json.loads(p.read_text()) for p in sorted(sweep.glob("*/summary.json"))]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--scenarios", type=int, default=12, help="scenarios of the down-scaled grid")
-    parser.add_argument("--time-scale", type=float, default=0.02, help="stub latency = assumed latency × this")
-    parser.add_argument("--joblib", default="2,16", help="joblib worker counts to project (one machine)")
+    parser.add_argument(
+        "--time-scale", type=float, default=0.02, help="stub latency = assumed latency × this"
+    )
+    parser.add_argument(
+        "--workers", default="2,16", help="hydra/launcher=parallel worker counts to project (one machine)"
+    )
     parser.add_argument("--nodes", default="17,85", help="SLURM node counts to project")
+    parser.add_argument(
+        "--keep", type=Path, help="an empty folder to keep the down-scaled runs in (default: a temporary one)"
+    )
     options = parser.parse_args()
 
     from hydra import compose, initialize_config_module
@@ -191,50 +256,135 @@ def main() -> None:
 
     completion = [f"--completion-tokens={role}={n}" for role, n in ASSUMPTIONS["completion_tokens"].items()]
     with tempfile.TemporaryDirectory(prefix="skillbench-grid-") as tmp:
-        work = Path(tmp)
+        work = Path(options.keep or tmp)
+        work.mkdir(parents=True, exist_ok=True)
         with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
             master = compose("config", overrides=["experiment=paper_grid"], return_hydra_config=True)
             grid = plan_jobs(compose_jobs(master))
-            sample = plan_jobs([
-                ComposedJob(o, compose("config", overrides=o)) for o in (
-                    [f"agent={a}", f"judge={j}", "user_sim=gemma4_31b", "benchmark=full",
-                     f"benchmark.limit={options.scenarios}"] for a in SAMPLE_AGENTS for j in SAMPLE_JUDGES)
-            ])
-        models = sorted({m.model for job in sample if job.cfg for m in (job.cfg.agent, job.cfg.judge, job.cfg.user_sim)})
+            sample = plan_jobs(
+                [
+                    ComposedJob(o, compose("config", overrides=o))
+                    for o in (
+                        [
+                            f"agent={a}",
+                            f"judge={j}",
+                            "user_sim=gemma4_31b",
+                            "benchmark=full",
+                            f"benchmark.limit={options.scenarios}",
+                        ]
+                        for a in SAMPLE_AGENTS
+                        for j in SAMPLE_JUDGES
+                    )
+                ]
+            )
+        models = sorted(
+            {m.model for job in sample if job.cfg for m in (job.cfg.agent, job.cfg.judge, job.cfg.user_sim)}
+        )
         served = [m.split("/", 1)[1] if m.startswith("hosted_vllm/") else m for m in models]
-        latencies = [f"--model-latency-ms={s}={latency_s(m) * options.time_scale * 1000:g}" for m, s in zip(models, served, strict=True)]
+        latencies = [
+            f"--model-latency-ms={s}={latency_s(m) * options.time_scale * 1000:g}"
+            for m, s in zip(models, served, strict=True)
+        ]
         stub = subprocess.Popen(
-            [sys.executable, str(REPO / "benchmarks" / "load_stub.py"), "--latency-ms", "0", *latencies, *completion,
-             f"--models={','.join(served)}"],
-            cwd=REPO, stdout=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                str(REPO / "benchmarks" / "load_stub.py"),
+                "--latency-ms",
+                "0",
+                *latencies,
+                *completion,
+                f"--models={','.join(served)}",
+            ],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         try:
             base = f"http://127.0.0.1:{int(stub.stdout.readline())}/v1"  # type: ignore[union-attr]
-            env = {**os.environ, "OPENAI_API_KEY": "sk-local-stub", "PYTHONPATH": str(REPO),
-                   **{f"SKILLBENCH_{name}_API_BASE": base for name in SELF_HOSTED_ENV}}
+            env = {
+                **os.environ,
+                "OPENAI_API_KEY": "sk-local-stub",
+                "PYTHONPATH": str(REPO),
+                **{f"SKILLBENCH_{name}_API_BASE": base for name in SELF_HOSTED_ENV},
+            }
             sweep_args = [
-                f"agent={','.join(SAMPLE_AGENTS)}", f"judge={','.join(SAMPLE_JUDGES)}", "user_sim=gemma4_31b",
-                f"agent.api_base={base}", f"judge.api_base={base}", "benchmark=full", f"benchmark.limit={options.scenarios}",
+                f"agent={','.join(SAMPLE_AGENTS)}",
+                f"judge={','.join(SAMPLE_JUDGES)}",
+                "user_sim=gemma4_31b",
+                f"agent.api_base={base}",
+                f"judge.api_base={base}",
+                "benchmark=full",
+                f"benchmark.limit={options.scenarios}",
             ]
             measured: dict[str, float] = {}
             outputs = work / "basic" / "outputs"
             (work / "basic").mkdir()
-            measured["basic"], cpu = run_cli([*sweep_args, f"store.root={outputs / 'store'}",
-                                              f"hydra.sweep.dir={outputs / 'multirun' / 'first'}", "-m"], work / "basic", env)
+            measured["basic"], cpu = run_cli(
+                [
+                    *sweep_args,
+                    f"store.root={outputs / 'store'}",
+                    f"hydra.sweep.dir={outputs / 'multirun' / 'first'}",
+                    "-m",
+                ],
+                work / "basic",
+                env,
+            )
             first = summaries(outputs / "multirun" / "first")
-            cached_wall, cached_cpu = run_cli([*sweep_args, f"store.root={outputs / 'store'}",
-                                               f"hydra.sweep.dir={outputs / 'multirun' / 'cached'}", "-m"], work / "basic", env)
+            cached_wall, cached_cpu = run_cli(
+                [
+                    *sweep_args,
+                    f"store.root={outputs / 'store'}",
+                    f"hydra.sweep.dir={outputs / 'multirun' / 'cached'}",
+                    "-m",
+                ],
+                work / "basic",
+                env,
+            )
+            one_job_wall, _ = run_cli(
+                [
+                    *[a for a in sweep_args if not a.startswith(("agent=", "judge="))],
+                    f"agent={SAMPLE_AGENTS[0]}",
+                    f"judge={SAMPLE_JUDGES[0]}",
+                    f"store.root={outputs / 'store'}",
+                    f"hydra.sweep.dir={outputs / 'multirun' / 'cached-one'}",
+                    "-m",
+                ],
+                work / "basic",
+                env,
+            )
             startup_wall, _ = run_cli(["--help"], work, env)
-            (work / "joblib").mkdir()
-            measured["joblib × 2"], _ = run_cli([*sweep_args, f"store.root={work / 'joblib' / 'store'}",
-                                                 f"hydra.sweep.dir={work / 'joblib' / 'sweep'}", "hydra/launcher=joblib",
-                                                 "hydra.launcher.n_jobs=2", "-m"], work / "joblib", env)
+            import_wall = run_python(PRELOAD, env)
+            (work / "parallel").mkdir()
+            measured["parallel × 2"], _ = run_cli(
+                [
+                    *sweep_args,
+                    f"store.root={work / 'parallel' / 'store'}",
+                    f"hydra.sweep.dir={work / 'parallel' / 'sweep'}",
+                    "hydra/launcher=parallel",
+                    "hydra.launcher.n_jobs=2",
+                    "-m",
+                ],
+                work / "parallel",
+                env,
+            )
         finally:
             stub.terminate()
-            stub.wait()
+            _, _, stub_usage = os.wait4(stub.pid, 0)
         calls = sum(s["llm_calls"] for s in first)
-        costs = Costs(cpu_per_call_s=max(0.0, cpu - cached_cpu) / calls,
-                      fixed_per_job_s=max(0.0, cached_wall - startup_wall) / len(first), startup_s=startup_wall)
+        # The stub shares this machine's cores with the down-scaled runs (not with the real grid's): its CPU per
+        # answered call (the first run and the parallel one each sent `calls`; the cached run none).
+        stub_cpu_per_call_s = (stub_usage.ru_utime + stub_usage.ru_stime) / (2 * calls)
+        costs = Costs(
+            # The first run's CPU less the cached run's is the calls' work plus one import of the engine and litellm.
+            cpu_per_call_s=max(0.0, cpu - cached_cpu - import_wall) / calls,
+            # A cached sweep of len(first) jobs against a cached sweep of one: each job's share, and the sweep's own.
+            fixed_per_job_s=max(0.0, cached_wall - one_job_wall) / (len(first) - 1),
+            fixed_per_sweep_s=max(
+                0.0, one_job_wall - startup_wall - max(0.0, cached_wall - one_job_wall) / (len(first) - 1)
+            ),
+            startup_s=startup_wall,
+            import_s=import_wall,
+        )
         profiles = calibrate(outputs, "full")
         estimate = estimate_run(grid, outputs)
 
@@ -242,54 +392,128 @@ def main() -> None:
     grid_shapes = [shape(job.cfg, job.scenarios, profiles) for job in grid if job.cfg]
     cores = float(os.cpu_count() or 2)
     predicted = {
-        "basic": simulate(sample_shapes, costs, nodes=1, workers_per_node=1, cores_per_node=cores, process_per_job=False),
-        "joblib × 2": simulate(sample_shapes, costs, nodes=1, workers_per_node=2, cores_per_node=cores,
-                               process_per_job=False),
+        "basic": simulate(
+            sample_shapes,
+            costs,
+            nodes=1,
+            workers_per_node=1,
+            cores_per_node=cores,
+            process_per_job=False,
+            stub_cpu_per_call_s=stub_cpu_per_call_s,
+        ),
+        "parallel × 2": simulate(
+            sample_shapes,
+            costs,
+            nodes=1,
+            workers_per_node=2,
+            cores_per_node=cores,
+            process_per_job=False,
+            stub_cpu_per_call_s=stub_cpu_per_call_s,
+        ),
     }
-    print(f"down-scaled grid: {len(SAMPLE_AGENTS)} agents × {len(SAMPLE_JUDGES)} judges × {options.scenarios} scenarios "
-          f"of benchmark=full, stub latencies = assumed × {options.time_scale:g}, this machine ({cores:g} cores)")
-    print(f"measured: {calls:,} model calls, engine CPU {costs.cpu_per_call_s * 1000:.1f} ms per call, "
-          f"fixed cost {costs.fixed_per_job_s:.2f} s per job, start-up {costs.startup_s:.2f} s")
-    print(_table(["run", "measured wall", "model's prediction", "error"],
-                 [[name, f"{measured[name]:.1f} s", f"{predicted[name]:.1f} s",
-                   f"{(predicted[name] - measured[name]) / measured[name]:+.0%}"] for name in measured]))
+    print(
+        f"down-scaled grid: {len(SAMPLE_AGENTS)} agents × {len(SAMPLE_JUDGES)} judges × {options.scenarios} scenarios "
+        f"of benchmark=full, stub latencies = assumed × {options.time_scale:g}, this machine ({cores:g} cores)"
+    )
+    print(
+        f"measured: {calls:,} model calls, engine CPU {costs.cpu_per_call_s * 1000:.1f} ms per call "
+        f"(the stub's: {stub_cpu_per_call_s * 1000:.1f} ms, counted in the down-scaled predictions only), "
+        f"fixed cost {costs.fixed_per_job_s:.2f} s per job and {costs.fixed_per_sweep_s:.2f} s per sweep, "
+        f"start-up {costs.startup_s:.2f} s, "
+        f"imports of a job that calls models {costs.import_s:.2f} s"
+    )
+    print(
+        _table(
+            ["run", "measured wall", "model's prediction", "error"],
+            [
+                [
+                    name,
+                    f"{measured[name]:.1f} s",
+                    f"{predicted[name]:.1f} s",
+                    f"{(predicted[name] - measured[name]) / measured[name]:+.0%}",
+                ]
+                for name in measured
+            ],
+        )
+    )
     print()
-    self_hosted = sorted({m.model for job in grid if job.cfg for m in (job.cfg.agent, job.cfg.judge, job.cfg.user_sim)
-                          if m.api_base is not None})
+    self_hosted = sorted(
+        {
+            m.model
+            for job in grid
+            if job.cfg
+            for m in (job.cfg.agent, job.cfg.judge, job.cfg.user_sim)
+            if m.api_base is not None
+        }
+    )
     layouts: list[tuple[str, dict[str, Any]]] = [
-        ("1 process (basic launcher)", {"nodes": 1, "workers_per_node": 1, "cores_per_node": 1, "process_per_job": False}),
+        (
+            "1 process (basic launcher)",
+            {"nodes": 1, "workers_per_node": 1, "cores_per_node": 1, "process_per_job": False},
+        ),
     ]
-    for n in (int(v) for v in options.joblib.split(",") if v):
-        layouts.append((f"joblib × {n} (one machine, {max(n, 1)} cores)",
-                        {"nodes": 1, "workers_per_node": n, "cores_per_node": n, "process_per_job": False}))
+    for n in (int(v) for v in options.workers.split(",") if v):
+        layouts.append(
+            (
+                f"hydra/launcher=parallel × {n} (one machine, {max(n, 1)} cores)",
+                {"nodes": 1, "workers_per_node": n, "cores_per_node": n, "process_per_job": False},
+            )
+        )
     slurm_cpus = 4  # conf/hydra/launcher/slurm.yaml cpus_per_task
     for n in (int(v) for v in options.nodes.split(",") if v):
-        layouts.append((f"SLURM × {n} nodes (one array task per cell, {slurm_cpus} CPUs each)",
-                        {"nodes": n, "workers_per_node": 1, "cores_per_node": slurm_cpus, "process_per_job": True,
-                         "queue_wait_s": float(ASSUMPTIONS["slurm_queue_wait_s"])}))
+        layouts.append(
+            (
+                f"SLURM × {n} nodes (one array task per cell, {slurm_cpus} CPUs each)",
+                {
+                    "nodes": n,
+                    "workers_per_node": 1,
+                    "cores_per_node": slurm_cpus,
+                    "process_per_job": True,
+                    "queue_wait_s": float(ASSUMPTIONS["slurm_queue_wait_s"]),
+                },
+            )
+        )
     rows = []
     for name, layout in layouts:
         wall = simulate(grid_shapes, costs, **layout)
         rows.append([name, f"{wall / 3600:,.1f} h", f"{len(self_hosted) * wall / 3600:,.0f}"])
     jobs, conversations = len(grid_shapes), sum(j.scenarios for j in grid_shapes)
-    print(f"projection: experiment=paper_grid, {jobs} jobs, {conversations:,} job-conversations "
-          f"({estimate.calls:,} model calls: the judges of an agent share its conversations)")
-    print(_table(["layout", "wall time", f"GPU-hours ({len(self_hosted)} self-hosted servers up for the run)"], rows))
-    print(f"dollars (any layout): ${estimate.cost_usd:,.2f} for the hosted APIs, litellm prices"
-          + (f"; unpriced: {', '.join(estimate.unpriced)}" if estimate.unpriced else ""))
+    print(
+        f"projection: experiment=paper_grid, {jobs} jobs, {conversations:,} job-conversations "
+        f"({estimate.calls:,} model calls: the judges of an agent share its conversations)"
+    )
+    print(
+        _table(
+            ["layout", "wall time", f"GPU-hours ({len(self_hosted)} self-hosted servers up for the run)"],
+            rows,
+        )
+    )
+    print(
+        f"dollars (any layout): ${estimate.cost_usd:,.2f} for the hosted APIs, litellm prices"
+        + (f"; unpriced: {', '.join(estimate.unpriced)}" if estimate.unpriced else "")
+    )
     for role in ("agent", "user", "judge"):
         p = estimate.profiles[role]
-        print(f"  {role}: {p.calls:.1f} calls/conversation, {p.prompt_tokens:,.0f} prompt tokens/call "
-              f"({100 * p.cached_share:.0f}% cached), {p.completion_tokens:,.0f} completion ({p.source}, down-scaled run)")
-    print("assumptions: per-model latencies and reply sizes in benchmarks/grid_assumptions.yaml (assumed, not measured);"
-          " conversation shape = the stub's scripted conversation; no provider rate limits; GPU-hours assume every"
-          " self-hosted model has its own GPU server up for the whole run.")
+        print(
+            f"  {role}: {p.calls:.1f} calls/conversation, {p.prompt_tokens:,.0f} prompt tokens/call "
+            f"({100 * p.cached_share:.0f}% cached), {p.completion_tokens:,.0f} completion ({p.source}, down-scaled run)"
+        )
+    print(
+        "assumptions: per-model latencies and reply sizes in benchmarks/grid_assumptions.yaml (assumed, not measured);"
+        " conversation shape = the stub's scripted conversation; no provider rate limits; GPU-hours assume every"
+        " self-hosted model has its own GPU server up for the whole run."
+    )
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    lines = [" | ".join(c.ljust(w) for c, w in zip(header, widths, strict=True)), " | ".join("-" * w for w in widths)]
-    return "\n".join(lines + [" | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows])
+    lines = [
+        " | ".join(c.ljust(w) for c, w in zip(header, widths, strict=True)),
+        " | ".join("-" * w for w in widths),
+    ]
+    return "\n".join(
+        lines + [" | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    )
 
 
 if __name__ == "__main__":
