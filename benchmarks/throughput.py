@@ -125,8 +125,15 @@ def run_engine(bench: Path, work: Path, concurrency: int, base_url: str) -> Meas
 LITELLM_NAMES = {"Qwen/Qwen3.5-9B": "hosted_vllm/Qwen/Qwen3.5-9B", "google/gemma-4-31B-it": "hosted_vllm/google/gemma-4-31B-it"}
 
 
-def replay_bare(bodies: list[dict[str, Any]], concurrency: int, base_url: str, conversations: int) -> Measured:
-    """The recorded request bodies through bare ``litellm.acompletion``, ``concurrency`` at a time."""
+def replay_bare(
+    bodies: list[dict[str, Any]], concurrency: int, base_url: str, conversations: int, *, as_conversations: bool = False
+) -> Measured:
+    """The recorded request bodies through bare ``litellm.acompletion``, ``concurrency`` at a time.
+
+    ``as_conversations``: the bodies split into ``conversations`` chains of consecutive requests, each chain sent
+    one request after the other and ``concurrency`` chains at a time: the engine's own pattern (a conversation
+    has one call in flight, so fewer than ``concurrency`` calls are in flight while conversations end and start).
+    """
     from skillbench.models.litellm_setup import get_litellm
 
     litellm = get_litellm()  # the same settings the engine runs with (local cost map, quiet loggers)
@@ -140,7 +147,18 @@ def replay_bare(bodies: list[dict[str, Any]], concurrency: int, base_url: str, c
                 await litellm.acompletion(model=LITELLM_NAMES[body["model"]], api_base=base_url, num_retries=0,
                                           timeout=600, **kwargs)
 
-        await asyncio.gather(*(one(body) for body in bodies))
+        async def chain(part: list[dict[str, Any]]) -> None:
+            async with limit:
+                for body in part:
+                    kwargs = {k: v for k, v in body.items() if k != "model"}
+                    await litellm.acompletion(model=LITELLM_NAMES[body["model"]], api_base=base_url, num_retries=0,
+                                              timeout=600, **kwargs)
+
+        if as_conversations:
+            size = -(-len(bodies) // conversations)
+            await asyncio.gather(*(chain(bodies[i : i + size]) for i in range(0, len(bodies), size)))
+        else:
+            await asyncio.gather(*(one(body) for body in bodies))
 
     from skillbench.core.collector import rare_collections
 
@@ -150,8 +168,9 @@ def replay_bare(bodies: list[dict[str, Any]], concurrency: int, base_url: str, c
     return Measured(conversations, len(bodies), time.perf_counter() - wall0, _cpu() - cpu0)
 
 
-def engine_vs_bare(conversations: int, concurrency: int, latency_ms: float) -> tuple[Measured, Measured]:
-    """The engine, then bare litellm replaying the engine's own requests, in this process, one stub each."""
+def engine_vs_bare(conversations: int, concurrency: int, latency_ms: float) -> tuple[Measured, Measured, Measured]:
+    """The engine, then bare litellm replaying the engine's own requests (``concurrency`` requests at a time,
+    then as ``concurrency`` conversations at a time), in this process, one stub each."""
     with tempfile.TemporaryDirectory(prefix="skillbench-throughput-") as tmp:
         work = Path(tmp)
         bench = work / "bench"
@@ -177,7 +196,12 @@ def engine_vs_bare(conversations: int, concurrency: int, latency_ms: float) -> t
             bare = replay_bare(bodies, concurrency, stub.base_url, conversations)
         finally:
             stub.close()
-    return engine, bare
+        stub = Stub(latency_ms)
+        try:
+            chained = replay_bare(bodies, concurrency, stub.base_url, conversations, as_conversations=True)
+        finally:
+            stub.close()
+    return engine, bare, chained
 
 
 _CHILD = """
@@ -230,13 +254,16 @@ def table(rows: list[list[str]]) -> str:
 def throughput_rows(conversations: int, concurrencies: list[int], latency_ms: float, process_counts: list[int]) -> list[list[str]]:
     rows: list[list[str]] = []
     for concurrency in concurrencies:
-        engine, bare = engine_vs_bare(conversations, concurrency, latency_ms)
+        engine, bare, chained = engine_vs_bare(conversations, concurrency, latency_ms)
         at = f"concurrency {concurrency}"
         rows.append([f"{at}: conversations/hour", f"{engine.conversations / engine.wall_s * 3600:,.0f}", "", ""])
         rows.append([f"{at}: model calls/s", f"{engine.calls_per_s:,.1f}", f"{bare.calls_per_s:,.1f}",
                      f"{engine.calls_per_s / bare.calls_per_s:.2f}"])
         rows.append([f"{at}: CPU per call", f"{engine.cpu_ms_per_call:.2f} ms", f"{bare.cpu_ms_per_call:.2f} ms",
                      f"{bare.cpu_ms_per_call / engine.cpu_ms_per_call:.2f}"])
+        rows.append([f"{at}: bare replayed as conversations: calls/s, CPU per call", "",
+                     f"{chained.calls_per_s:,.1f}, {chained.cpu_ms_per_call:.2f} ms",
+                     f"{engine.calls_per_s / chained.calls_per_s:.2f}, {chained.cpu_ms_per_call / engine.cpu_ms_per_call:.2f}"])
         rows.append([f"{at}: calls per conversation", f"{engine.calls / engine.conversations:.1f}", "", ""])
     for count in process_counts:
         concurrency = max(concurrencies)
