@@ -37,18 +37,29 @@ sys.path.insert(0, str(REPO))
 ENV = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
 
 
+# Starts the measured command and reports its rusage. A small interpreter of its own, because Linux carries a
+# forking process's peak memory into its child's ru_maxrss across exec: started from this process (hundreds of MB
+# after the engine section), every command would read at least that much.
+_MEASURE = """
+import json, os, subprocess, sys, time
+start = time.perf_counter()
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=sys.stderr)
+_, status, usage = os.wait4(child.pid, 0)
+print(json.dumps({"wall": time.perf_counter() - start, "cpu": usage.ru_utime + usage.ru_stime,
+                  "rss": usage.ru_maxrss / 1024, "rc": os.waitstatus_to_exitcode(status)}))
+"""
+
+
 def measure(args: list[str], cwd: Path) -> dict[str, float]:
     """Wall s, CPU s (user + sys) and peak RSS MB of one child process (its own rusage, from wait4)."""
     with tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        child = subprocess.Popen(args, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=err)
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - start
-        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        if child.returncode != 0:
+        done = subprocess.run([sys.executable, "-c", _MEASURE, *args], cwd=cwd, env=ENV, stdout=subprocess.PIPE,
+                              stderr=err, text=True, check=False)
+        result = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {"rc": done.returncode}
+        if result["rc"] != 0:
             err.seek(0)
             raise SystemExit(f"{' '.join(args)} failed:\n{err.read().decode()[-2000:]}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024}
+    return {"wall": result["wall"], "cpu": result["cpu"], "rss": result["rss"]}
 
 
 def chromium() -> str | None:

@@ -10,7 +10,8 @@ verdict reused), then the very request bodies that job sent, replayed through ba
 at the same concurrency in the same process. Prints one table: conversations per hour, calls per second,
 CPU per call of each, and the engine/bare ratios (calls/s, and CPU per call as bare ÷ engine, so 1.0 means
 no overhead). The engine's figures include everything it does around the calls: MCP mock tools, rule
-checks, prompts, parsing, the store and the result rows. Both run with the garbage-collector settings a job
+checks, prompts, parsing, the store and the result rows. Each measured run ends when litellm's background
+logging of its calls has finished (a job ends so too), so no run pays for another's. Both run with the garbage-collector settings a job
 uses (skillbench/core/collector.py). Not a test: nothing here asserts.
 """
 
@@ -114,8 +115,9 @@ def run_engine(bench: Path, work: Path, concurrency: int, base_url: str) -> Meas
     from skillbench.engine import run_job_async
 
     cfg = job_config(bench, work / "store", concurrency, base_url)
+
     cpu0, wall0 = _cpu(), time.perf_counter()
-    summary = asyncio.run(run_job_async(cfg, work / "job"))
+    summary = asyncio.run(run_job_async(cfg, work / "job"))  # ends with its own litellm logging flushed
     wall, cpu = time.perf_counter() - wall0, _cpu() - cpu0
     if summary.infra_errors or summary.judge_errors:
         raise SystemExit(f"the job had {summary.infra_errors} infra and {summary.judge_errors} judge errors")
@@ -134,7 +136,7 @@ def replay_bare(
     one request after the other and ``concurrency`` chains at a time: the engine's own pattern (a conversation
     has one call in flight, so fewer than ``concurrency`` calls are in flight while conversations end and start).
     """
-    from skillbench.models.litellm_setup import get_litellm
+    from skillbench.models.litellm_setup import flush_background_logging, get_litellm
 
     litellm = get_litellm()  # the same settings the engine runs with (local cost map, quiet loggers)
 
@@ -159,6 +161,9 @@ def replay_bare(
             await asyncio.gather(*(chain(bodies[i : i + size]) for i in range(0, len(bodies), size)))
         else:
             await asyncio.gather(*(one(body) for body in bodies))
+        # litellm logs each call in the background; a fast replay leaves thousands queued, which the next run in
+        # this process would pay for. Each measurement ends with its own, as a job does.
+        await flush_background_logging()
 
     from skillbench.core.collector import rare_collections
 

@@ -32,6 +32,7 @@ from skillbench.evaluation import judge_transcript, run_rule_checks, verdict_key
 from skillbench.evaluation.records import Verdict
 from skillbench.models.client import ClientPool, ModelClient
 from skillbench.models.lazy import LazyClient
+from skillbench.models.litellm_setup import flush_background_logging
 from skillbench.prompts import AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, render_judge_prompt
 from skillbench.prompts.tool_result import TOOL_RESULT_PROMPT_VERSION
 from skillbench.rollout.orchestrator import RolloutParams, run_rollout
@@ -253,6 +254,7 @@ async def run_job_async(
     try:
         with results_path.open("w", encoding="utf-8") as sink, rare_collections():
             await asyncio.gather(*(one(scenario, sink) for scenario in scenarios))
+            await flush_background_logging()  # this job's own share of litellm's work, not the next job's
     finally:
         reporter.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -3,6 +3,7 @@ added by :mod:`skillbench.models.plugins`."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import logging
@@ -14,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 _LITELLM: ModuleType | None = None
+log = logging.getLogger(__name__)
 
 # The price map litellm bundles and loads at import when LITELLM_LOCAL_MODEL_COST_MAP=True (as get_litellm sets it):
 # litellm/litellm_core_utils/get_model_cost_map.py reads this file from its package.
@@ -38,6 +40,20 @@ def get_litellm() -> ModuleType:
 
     _LITELLM = litellm
     return litellm
+
+
+async def flush_background_logging(timeout_s: float = 30.0) -> None:
+    """Let litellm finish the success logging it queues behind every call (its LoggingWorker), if litellm was
+    imported. Called at the end of a job: left queued, that work would be paid by the next job of the process
+    (with a "LoggingWorker: event loop changed" warning) or dropped at exit half done."""
+    if _LITELLM is None:
+        return
+    from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+
+    try:
+        await asyncio.wait_for(GLOBAL_LOGGING_WORKER.flush(), timeout_s)
+    except Exception:  # best effort: logging nobody reads must never fail a finished job
+        log.debug("litellm's background logging did not finish", exc_info=True)
 
 
 def register_zero_cost(model: str, provider: str) -> None:
