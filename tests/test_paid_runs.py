@@ -19,6 +19,7 @@ from typing import NamedTuple
 import pytest
 
 from tests.support.openai_stub import conversation_script, stub_server
+from tests.support.signals import interruptible
 
 REPO = Path(__file__).resolve().parents[1]
 KEYS = ("OPENAI_API_KEY", "GEMINI_API_KEY", "SKILLBENCH_QWEN3_5_9B_API_KEY", "SKILLBENCH_GEMMA4_API_KEY")
@@ -286,7 +287,7 @@ def test_ctrl_c_keeps_rows_marks_the_job_and_a_rerun_resumes(tmp_path: Path, run
         job = tmp_path / "outputs" / "job"
         # A conversation here is ~17 calls of >= 50 ms: the signal lands while the second one runs.
         proc = subprocess.Popen([sys.executable, "-m", "skillbench", *overrides], cwd=tmp_path, env=env,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=subprocess.PIPE, text=True, preexec_fn=interruptible)
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and not ((job / "results.jsonl").exists() and _rows(job) >= 1):
             time.sleep(0.1)

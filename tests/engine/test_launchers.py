@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.signals import interruptible
+
 
 def _stored_agent_calls(store: Path) -> int:
     return sum(json.loads(p.read_text())["usage"]["agent"]["calls"] for p in (store / "rollouts").rglob("*.json"))
@@ -99,7 +101,7 @@ def test_ctrl_c_in_a_parallel_sweep_lets_each_worker_end_its_job_and_exits_130(t
         [sys.executable, "-m", "skillbench", "agent=sim_careful,sim_sloppy", "judge=sim_balanced", "benchmark=full",
          "benchmark.limit=60", "run.scenario_concurrency=2", f"store.root={tmp_path / 'store'}",
          f"hydra.sweep.dir={sweep}", "hydra/launcher=parallel", "-m"],
-        cwd=tmp_path, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        cwd=tmp_path, stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=interruptible,
     )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and not any(p.stat().st_size for p in sweep.glob("*/results.jsonl")):
