@@ -7,7 +7,8 @@ POSIX only (``fork``); each worker runs one job at a time, exactly as ``hydra/la
 
 The launching process hands out one job at a time to an idle worker, so on Ctrl-C it stops handing out
 jobs, lets each worker end its own job (the job's own interrupt handling keeps what it finished), and exits
-130 without a traceback. A worker that dies takes only its job with it: that job is reported failed.
+130 without a traceback. A worker that dies (killed, out of memory) takes only its job with it: the job's
+folder records it as crashed, a fresh worker takes the remaining jobs, and the sweep's end counts it (exit 1).
 """
 
 # No `from __future__ import annotations`: Hydra scans plugin modules before they are in sys.modules, where
@@ -44,13 +45,19 @@ class ForkLauncherConf:
 ConfigStore.instance().store(group="hydra/launcher", name="fork", node=ForkLauncherConf, provider="skillbench")
 
 
-def _run_one(launcher: "ForkLauncher", idx: int, overrides: list[str]) -> JobReturn:
-    assert launcher.hydra_context is not None and launcher.config is not None and launcher.task_function is not None
-    setup_globals()
+def _job_config(launcher: "ForkLauncher", idx: int, overrides: list[str]) -> DictConfig:
+    assert launcher.hydra_context is not None and launcher.config is not None
     sweep_config = launcher.hydra_context.config_loader.load_sweep_config(launcher.config, overrides)
     with open_dict(sweep_config):
         sweep_config.hydra.job.id = f"{sweep_config.hydra.job.name}_{idx}"
         sweep_config.hydra.job.num = idx
+    return sweep_config
+
+
+def _run_one(launcher: "ForkLauncher", idx: int, overrides: list[str]) -> JobReturn:
+    assert launcher.hydra_context is not None and launcher.task_function is not None
+    setup_globals()
+    sweep_config = _job_config(launcher, idx, overrides)
     HydraConfig.instance().set_config(sweep_config)
     return run_job(hydra_context=launcher.hydra_context, config=sweep_config, task_function=launcher.task_function,
                    job_dir_key="hydra.sweep.dir", job_subdir_key="hydra.sweep.subdir")
@@ -67,10 +74,21 @@ def _serve(launcher: "ForkLauncher", conn: Connection) -> None:
         pass
 
 
-def _lost(idx: int, overrides: list[str], why: str) -> JobReturn:
+def _lost(launcher: "ForkLauncher", idx: int, overrides: list[str], why: str) -> JobReturn:
+    """A job whose worker died (killed, out of memory): recorded in its folder as the app records a crashed job,
+    so the sweep goes on and its end counts the job as crashed (exit 1), as it counts any job that crashed."""
+    from skillbench.engine.results import JOB_ERROR_FILE
+    from skillbench.store.artifacts import write_json_atomic
+
+    sweep = _job_config(launcher, idx, overrides).hydra.sweep
+    job_dir = Path(str(sweep.dir)) / str(sweep.subdir)
+    message = f"job #{idx} ({' '.join(filter_overrides(overrides))}): {why}"
+    if job_dir.is_dir():
+        write_json_atomic(job_dir / JOB_ERROR_FILE, {"error": why, "type": "WorkerDied", "traceback": None})
+    print(f"skillbench: {message}; the sweep goes on", file=sys.stderr, flush=True)
     ret = JobReturn(overrides=overrides)
-    ret.status = JobStatus.FAILED
-    ret.return_value = RuntimeError(f"job #{idx} ({' '.join(overrides)}): {why}")
+    ret.status = JobStatus.COMPLETED  # Hydra would abort the sweep on FAILED; the folder says what happened
+    ret.return_value = None
     return ret
 
 
@@ -102,12 +120,17 @@ class ForkLauncher(Launcher):
         pending = deque((initial_job_idx + idx, list(overrides)) for idx, overrides in enumerate(job_overrides))
         context = multiprocessing.get_context("fork")
         workers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
-        for _ in range(count):
+
+        def fork() -> Connection:
             parent_end, child_end = context.Pipe()
             process = context.Process(target=_serve, args=(self, child_end))
             process.start()
             child_end.close()
             workers.append((process, parent_end))
+            return parent_end
+
+        for _ in range(count):
+            fork()
         results: dict[int, JobReturn] = {}
         running: dict[Connection, tuple[int, list[str]]] = {}
         try:
@@ -115,8 +138,8 @@ class ForkLauncher(Launcher):
                 if pending:
                     running[conn] = pending.popleft()
                     conn.send(running[conn])
-            sentinels = {process.sentinel: conn for process, conn in workers}
             while running:
+                sentinels = {process.sentinel: conn for process, conn in workers}
                 busy = [*running, *(sentinel for sentinel, conn in sentinels.items() if conn in running)]
                 for ready in wait(busy):
                     conn = sentinels.get(ready, ready)  # type: ignore[call-overload]
@@ -126,7 +149,13 @@ class ForkLauncher(Launcher):
                     try:
                         _, ret = conn.recv()
                     except EOFError:  # the worker died (killed, out of memory): only its job is lost
-                        results[idx] = _lost(idx, overrides, "its worker process died")
+                        process = next(p for p, c in workers if c is conn)
+                        process.join(timeout=5)
+                        results[idx] = _lost(self, idx, overrides, f"its worker process died (exit {process.exitcode})")
+                        if pending:  # a fresh worker, forked from this preloaded process, takes its place
+                            conn = fork()
+                            running[conn] = pending.popleft()
+                            conn.send(running[conn])
                         continue
                     results[idx] = ret
                     if pending:

@@ -115,3 +115,30 @@ def test_ctrl_c_in_a_parallel_sweep_lets_each_worker_end_its_job_and_exits_130(t
     for job in sweep.glob("*_sim_*"):
         rows = (job / "results.jsonl").read_text().splitlines()
         assert all(json.loads(line)["scenario_id"] for line in rows)  # whole rows only
+
+
+def test_a_killed_parallel_worker_loses_only_its_job_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    sweep = tmp_path / "sweep"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skillbench", "agent=sim_careful,sim_sloppy", "judge=sim_balanced", "benchmark=full",
+         "benchmark.limit=40", "run.scenario_concurrency=2", f"store.root={tmp_path / 'store'}",
+         f"hydra.sweep.dir={sweep}", "hydra/launcher=parallel", "hydra.launcher.n_jobs=1", "-m"],
+        cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not any(p.stat().st_size for p in sweep.glob("*/results.jsonl")):
+        time.sleep(0.1)
+    [worker] = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()  # n_jobs=1: one worker
+    os.kill(int(worker), signal.SIGKILL)  # as the out-of-memory killer would
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 1, stderr[-3000:]
+    assert "Traceback" not in stderr
+    assert "its worker process died (exit -9); the sweep goes on" in stderr
+    assert "2 job(s): 1 finished, 0 failed, 1 crashed" in stderr
+    killed = json.loads((sweep / "0_sim_careful_sim_balanced" / "job_error.json").read_text())
+    assert killed["type"] == "WorkerDied"
+    assert (sweep / "1_sim_sloppy_sim_balanced" / "summary.json").exists()  # a fresh worker ran the next job
+    assert (sweep / "report" / "report.json").exists()
