@@ -143,24 +143,15 @@ def replay_bare(
     async def replay() -> None:
         limit = asyncio.Semaphore(concurrency)
 
-        async def one(body: dict[str, Any]) -> None:
-            kwargs = {k: v for k, v in body.items() if k != "model"}
-            async with limit:
-                await litellm.acompletion(model=LITELLM_NAMES[body["model"]], api_base=base_url, num_retries=0,
-                                          timeout=600, **kwargs)
-
-        async def chain(part: list[dict[str, Any]]) -> None:
+        async def chain(part: list[dict[str, Any]]) -> None:  # one request after the other, in one slot
             async with limit:
                 for body in part:
                     kwargs = {k: v for k, v in body.items() if k != "model"}
                     await litellm.acompletion(model=LITELLM_NAMES[body["model"]], api_base=base_url, num_retries=0,
                                               timeout=600, **kwargs)
 
-        if as_conversations:
-            size = -(-len(bodies) // conversations)
-            await asyncio.gather(*(chain(bodies[i : i + size]) for i in range(0, len(bodies), size)))
-        else:
-            await asyncio.gather(*(one(body) for body in bodies))
+        size = -(-len(bodies) // conversations) if as_conversations else 1  # independent requests: chains of one
+        await asyncio.gather(*(chain(bodies[i : i + size]) for i in range(0, len(bodies), size)))
         # litellm logs each call in the background; a fast replay leaves thousands queued, which the next run in
         # this process would pay for. Each measurement ends with its own, as a job does.
         await flush_background_logging()

@@ -96,10 +96,14 @@ class ArtifactStore:
             raise
         return path
 
+    def lock_path(self, kind: str, key: str) -> Path:
+        """The file a producer of ``key`` holds an exclusive ``flock`` on (next to the artifact)."""
+        return self.path(kind, key).with_suffix(".lock")
+
     def being_produced(self, kind: str, key: str) -> bool:
         """Whether another producer (another process, or another task of this one) holds ``key``'s lock
         now, with no artifact stored yet. A hint for scheduling only: the answer may change at once."""
-        lock_path = self.path(kind, key).with_suffix(".lock")
+        lock_path = self.lock_path(kind, key)
         if self.path(kind, key).exists():
             return False
         try:
@@ -120,7 +124,7 @@ class ArtifactStore:
     async def _exclusive(self, kind: str, key: str) -> AsyncIterator[None]:
         lock = self._locks.setdefault((kind, key), asyncio.Lock())
         async with lock:
-            lock_path = self.path(kind, key).with_suffix(".lock")
+            lock_path = self.lock_path(kind, key)
             try:
                 fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o644)
             except FileNotFoundError:  # the key's first artifact in its folder

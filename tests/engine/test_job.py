@@ -126,7 +126,7 @@ def test_a_conversation_another_process_is_having_is_deferred_not_waited_for(tmp
 
     first, *others = select_scenarios(benchmark, cfg.benchmark)
     store = ArtifactStore(cfg.store.root)
-    lock_path = store.path("rollouts", rollout_key(cfg, benchmark, first)).with_suffix(".lock")
+    lock_path = store.lock_path("rollouts", rollout_key(cfg, benchmark, first))
     lock_path.parent.mkdir(parents=True)
     fd = os.open(lock_path, os.O_CREAT | os.O_RDWR)
     fcntl.flock(fd, fcntl.LOCK_EX)

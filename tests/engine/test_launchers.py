@@ -1,5 +1,5 @@
-"""The grid beyond one process: the parallel preset (joblib, forked workers), submitit launchers (local end to
-end; the SLURM preset composed).
+"""The grid beyond one process: the parallel preset (skillbench's fork launcher), submitit launchers (local end
+to end; the SLURM preset composed).
 
 The sweep tests run four engine jobs in parallel processes and check they share one artifact store: every
 rollout is made once, exactly as many agent calls as a sequential (basic launcher) sweep.
@@ -16,6 +16,23 @@ from pathlib import Path
 import pytest
 
 from tests.support.signals import interruptible
+
+
+def _parallel_sweep_until_a_row(tmp_path: Path, *extra: str, **popen: object) -> subprocess.Popen[str]:
+    """A two-job simulated sweep on the parallel launcher, returned once a job has written its first row."""
+    import time
+
+    sweep = tmp_path / "sweep"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skillbench", "agent=sim_careful,sim_sloppy", "judge=sim_balanced", "benchmark=full",
+         "run.scenario_concurrency=2", f"store.root={tmp_path / 'store'}", f"hydra.sweep.dir={sweep}",
+         "hydra/launcher=parallel", *extra, "-m"],
+        cwd=tmp_path, stderr=subprocess.PIPE, text=True, **popen,  # type: ignore[call-overload]
+    )
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not any(p.stat().st_size for p in sweep.glob("*/results.jsonl")):
+        time.sleep(0.1)
+    return proc
 
 
 def _stored_agent_calls(store: Path) -> int:
@@ -93,19 +110,9 @@ def test_the_parallel_preset_is_the_fork_launcher_with_the_engine_preloaded() ->
 
 def test_ctrl_c_in_a_parallel_sweep_lets_each_worker_end_its_job_and_exits_130(tmp_path: Path) -> None:
     import signal
-    import time
 
-    tmp_path.mkdir(exist_ok=True)
     sweep = tmp_path / "sweep"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "skillbench", "agent=sim_careful,sim_sloppy", "judge=sim_balanced", "benchmark=full",
-         "benchmark.limit=60", "run.scenario_concurrency=2", f"store.root={tmp_path / 'store'}",
-         f"hydra.sweep.dir={sweep}", "hydra/launcher=parallel", "-m"],
-        cwd=tmp_path, stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=interruptible,
-    )
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and not any(p.stat().st_size for p in sweep.glob("*/results.jsonl")):
-        time.sleep(0.1)
+    proc = _parallel_sweep_until_a_row(tmp_path, "benchmark.limit=60", start_new_session=True, preexec_fn=interruptible)
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the launcher and its workers all get it
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr[-3000:]
@@ -119,18 +126,9 @@ def test_ctrl_c_in_a_parallel_sweep_lets_each_worker_end_its_job_and_exits_130(t
 
 def test_a_killed_parallel_worker_loses_only_its_job_and_the_sweep_goes_on(tmp_path: Path) -> None:
     import signal
-    import time
 
     sweep = tmp_path / "sweep"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "skillbench", "agent=sim_careful,sim_sloppy", "judge=sim_balanced", "benchmark=full",
-         "benchmark.limit=40", "run.scenario_concurrency=2", f"store.root={tmp_path / 'store'}",
-         f"hydra.sweep.dir={sweep}", "hydra/launcher=parallel", "hydra.launcher.n_jobs=1", "-m"],
-        cwd=tmp_path, stderr=subprocess.PIPE, text=True,
-    )
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and not any(p.stat().st_size for p in sweep.glob("*/results.jsonl")):
-        time.sleep(0.1)
+    proc = _parallel_sweep_until_a_row(tmp_path, "benchmark.limit=40", "hydra.launcher.n_jobs=1")
     [worker] = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()  # n_jobs=1: one worker
     os.kill(int(worker), signal.SIGKILL)  # as the out-of-memory killer would
     _, stderr = proc.communicate(timeout=300)
