@@ -27,8 +27,8 @@ from skillbench.plan.hydra_errors import install as install_hydra_errors
 from skillbench.plan.outcome import (
     INTERRUPTED_FILE,
     STOPPED_FILE,
+    continue_hint,
     job_failure,
-    resume_command,
     sweep_spent_usd,
 )
 from skillbench.store import write_json_atomic
@@ -149,12 +149,8 @@ def _keep_stopped(job_dir: Path, marker: str, record: dict) -> int:
 def _stopped(job_dir: Path, marker: str, record: dict, message: str, code: int, *, budget: bool = False) -> None:
     """A run stopped on purpose: its rows and marker kept, the command that continues it printed, exit ``code``."""
     rows = _keep_stopped(job_dir, marker, record)
-    more = " with a higher run.budget_usd" if budget else ""
-    print(
-        f"skillbench: {message}; {rows} finished row(s) kept in {job_dir}. Continue (finished work is reused, "
-        f"not redone) by rerunning{more}: {resume_command()}",
-        file=sys.stderr, flush=True,
-    )
+    print(f"skillbench: {message}; {rows} finished row(s) kept in {job_dir}. {continue_hint(budget=budget)}",
+          file=sys.stderr, flush=True)
     sys.exit(code)
 
 

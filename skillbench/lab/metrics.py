@@ -151,8 +151,7 @@ def error_cell(run: JudgeRun) -> str:
 
 
 ERROR_FOOTNOTE = ("Judge errors: transcripts the judge gave no verdict on (infra: the endpoint failed, no key, timeouts; "
-                  "parse: no valid scores in its replies). They are left out of every rate: never a detection, a miss, "
-                  "a pass or a false alarm.")
+                  "parse: no valid scores in its replies). They are left out of every rate: never {counted}.")
 
 
 def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, seed: int = 0) -> list[Table]:
@@ -213,7 +212,7 @@ def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, se
             "CIs: percentile bootstrap over source rollouts.")
     for table in (summary, matrix, detail):
         table.footnotes.append(note)
-    summary.footnotes.append(ERROR_FOOTNOTE)
+    summary.footnotes.append(ERROR_FOOTNOTE.format(counted="a detection, a miss, a pass or a false alarm"))
     paraphrases = paraphrase_table(lab, runs, weights)
     return [summary, matrix, detail, *([paraphrases] if paraphrases is not None else [])]
 
@@ -345,7 +344,7 @@ def human_table(runs: list[JudgeRun], human: dict[str, bool]) -> Table:
         table.display.append([_name(run), str(len(keys)), pct(accuracy), num(kappa), *map(str, cells), error_cell(run)])
         table.data.append([run.name, len(keys), accuracy, kappa, *cells, sum(errors.values()), errors["infra"], errors["parse"]])
     table.footnotes.append("Human labels are the reference; transcripts without a human pass/fail are left out.")
-    table.footnotes.append(ERROR_FOOTNOTE.replace("a detection, a miss, a pass or a false alarm", "an agreement or a disagreement"))
+    table.footnotes.append(ERROR_FOOTNOTE.format(counted="an agreement or a disagreement"))
     return table
 
 
@@ -359,6 +358,14 @@ def judge_value(reading: Reading, name: str) -> HumanLabel | None:
     if name == "hallucinated_action":
         return reading.hallucinated
     return reading.scores.get(name)
+
+
+def _label_pairs(run: JudgeRun, human: dict[str, dict[str, HumanLabel]], name: str) -> list[tuple[HumanLabel, HumanLabel]]:
+    """(human value, judge value) of label ``name`` on every transcript both gave it (the agreement and the
+    confusion tables count the same pairs)."""
+    pairs = [(labels[name], judge_value(run.readings[key], name)) for key, labels in human.items()
+             if name in labels and key in run.readings]
+    return [(h, j) for h, j in pairs if j is not None]
 
 
 def human_labels_table(runs: list[JudgeRun], human: dict[str, dict[str, HumanLabel]]) -> Table | None:
@@ -376,9 +383,7 @@ def human_labels_table(runs: list[JudgeRun], human: dict[str, dict[str, HumanLab
 
     for run in runs:
         for name in present:
-            pairs = [(labels[name], judge_value(run.readings[key], name)) for key, labels in human.items()
-                     if name in labels and key in run.readings]
-            pairs = [(h, j) for h, j in pairs if j is not None]
+            pairs = _label_pairs(run, human, name)
             if not pairs:
                 continue  # the rule baseline gives no scores, flag or outcome
             theirs, ours = [h for h, _ in pairs], [j for _, j in pairs]
@@ -421,9 +426,7 @@ def human_confusion_tables(runs: list[JudgeRun], human: dict[str, dict[str, Huma
                       headers=["Judge", f"Human {label.lower()}", "n", *[f"Judge: {_value(v)}" for v in values]],
                       data_headers=["judge", "human", "n", *[_value(v).replace(" ", "_") for v in values]], latex=True)
         for run in runs:
-            pairs = [(labels[name], judge_value(run.readings[key], name)) for key, labels in human.items()
-                     if name in labels and key in run.readings]
-            pairs = [(h, j) for h, j in pairs if j is not None]
+            pairs = _label_pairs(run, human, name)
             if not pairs:
                 continue  # the rule baseline gives no outcome and no flag
             for value in given:

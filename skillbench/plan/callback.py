@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from hydra.errors import HydraException
 from hydra.experimental.callback import Callback
@@ -32,7 +33,23 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _refuse(problems: list[str]) -> None:
+T = TypeVar("T")
+
+
+def _expanded(expand: Callable[[DictConfig], list[T]], master: DictConfig) -> list[T]:
+    """The sweep's jobs (or their overrides); one line and exit 2 when the sweep cannot be expanded: a value that
+    is not a valid choice (a typo, a glob matching nothing), or one Hydra cannot sweep (interval(0,1))."""
+    from skillbench.plan.sweep import composition_problem
+
+    try:
+        return expand(master)
+    except SkillbenchError as exc:
+        _refuse([str(exc)])
+    except (HydraException, OmegaConfBaseException) as exc:
+        _refuse([composition_problem(exc)])
+
+
+def _refuse(problems: list[str]) -> NoReturn:
     from skillbench.plan.preflight import refusal  # imported here: see _check
 
     for line in refusal(problems):
@@ -56,7 +73,7 @@ class PlanCallback(Callback):
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         """Listed before the report callback, so (end hooks run in reverse) this runs after the report."""
-        from skillbench.plan.outcome import resume_command, sweep_outcome
+        from skillbench.plan.outcome import continue_hint, sweep_outcome
 
         sweep_dir = Path(str(getattr(self, "_sweep_dir", None) or config.hydra.sweep.dir))
         if not sweep_dir.is_dir():
@@ -69,8 +86,7 @@ class PlanCallback(Callback):
         _say(f"skillbench: {outcome.line}")
         if outcome.budget_stopped:
             _say("skillbench: budget reached; finished work is kept (the report above covers the finished jobs). "
-                 "Continue (finished work is reused, not redone) by rerunning with a higher run.budget_usd: "
-                 f"{resume_command()}")
+                 f"{continue_hint(budget=True)}")
         if outcome.exit_code:
             sys.exit(outcome.exit_code)
 
@@ -84,16 +100,10 @@ class PlanCallback(Callback):
             return
         # Imported here: the app imports this module at start-up, and `--help` must not load the engine or MCP.
         from skillbench.plan.preflight import preflight_problems
-        from skillbench.plan.sweep import compose_jobs, composition_problem, plan_jobs
+        from skillbench.plan.sweep import compose_jobs, plan_jobs
 
         started = time.perf_counter()
-        try:
-            composed = compose_jobs(master)
-        except SkillbenchError as exc:
-            _refuse([str(exc)])
-        except (HydraException, OmegaConfBaseException) as exc:  # a sweep Hydra cannot expand (interval(0,1))
-            _refuse([composition_problem(exc)])
-        multirun = multirun or len(composed) > 1
+        composed = _expanded(compose_jobs, master)
         real = any(job.cfg is not None and not _simulated(job.cfg) for job in composed)
         if (multirun or real) and sys.stderr.isatty():  # said at once to a person; logs stay one line per problem
             _say(f"skillbench: checking {len(composed)} job(s) before the first call"
@@ -113,14 +123,9 @@ class PlanCallback(Callback):
     @staticmethod
     def _count_jobs(master: DictConfig) -> None:
         """The sweep's size for "job k of N" (refused when it has no job), without composing any job."""
-        from skillbench.plan.sweep import composition_problem, sweep_overrides
+        from skillbench.plan.sweep import sweep_overrides
 
-        try:
-            os.environ[SWEEP_JOBS_ENV] = str(len(sweep_overrides(master)))
-        except SkillbenchError as exc:
-            _refuse([str(exc)])
-        except (HydraException, OmegaConfBaseException) as exc:
-            _refuse([composition_problem(exc)])
+        os.environ[SWEEP_JOBS_ENV] = str(len(_expanded(sweep_overrides, master)))
 
     @staticmethod
     def _outputs(master: DictConfig) -> Path:
@@ -129,11 +134,11 @@ class PlanCallback(Callback):
 
     def _dry_run(self, jobs: list[PlannedJob], master: DictConfig) -> None:
         from skillbench.plan.estimate import estimate_run, format_estimate
-        from skillbench.plan.preflight import jobs_models, routing_problems
+        from skillbench.plan.preflight import job_problems, jobs_models, routing_problems
 
         # A dry run still refuses what no run could do (a bad config, benchmark or model string); keys and
         # servers are not needed.
-        problems = list(dict.fromkeys(job.problem for job in jobs if job.problem)) + routing_problems(jobs_models(jobs))
+        problems = job_problems(jobs) + routing_problems(jobs_models(jobs))
         if problems:
             _refuse(problems)
         print(format_estimate(estimate_run(jobs, self._outputs(master))), flush=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -106,18 +107,21 @@ def token_prices(model: ModelConfig) -> TokenPrices | None:
         return FREE
     given = [model.params.get(name) for name in CUSTOM_PRICE_PARAMS]
     if all(isinstance(value, int | float) and not isinstance(value, bool) for value in given):
-        prompt, completion = float(given[0]), float(given[1])  # type: ignore[arg-type]
-        cached = model.params.get("cache_read_input_token_cost")
-        return TokenPrices(prompt, prompt if cached is None else float(cached), completion)
+        return _prices(model.params)
     cost_map = price_map()
     for name in (model.model, model.model.split("/", 1)[-1]):
         info = cost_map.get(name)
         if info:
-            prompt = float(info.get("input_cost_per_token") or 0.0)
-            cached = info.get("cache_read_input_token_cost")
-            return TokenPrices(prompt, prompt if cached is None else float(cached),
-                               float(info.get("output_cost_per_token") or 0.0))
+            return _prices(info)
     return FREE if model.api_base is not None else None
+
+
+def _prices(info: Mapping[str, Any]) -> TokenPrices:
+    """Prices under litellm's key names (a price-map entry, or a model's params); cached prompt tokens at the
+    prompt rate when no cached rate is given."""
+    prompt = float(info.get("input_cost_per_token") or 0.0)
+    cached = info.get("cache_read_input_token_cost")
+    return TokenPrices(prompt, prompt if cached is None else float(cached), float(info.get("output_cost_per_token") or 0.0))
 
 
 def _summaries(outputs: Path) -> list[dict[str, Any]]:

@@ -51,6 +51,12 @@ def resume_command() -> str:
     return "python -m skillbench " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
 
 
+def continue_hint(*, budget: bool) -> str:
+    """How a stopped run or sweep continues: the same command (with a higher budget when the budget stopped it)."""
+    more = " with a higher run.budget_usd" if budget else ""
+    return f"Continue (finished work is reused, not redone) by rerunning{more}: {resume_command()}"
+
+
 class SweepOutcome(NamedTuple):
     """How a sweep ended: the summary line, its exit code, and whether the budget stopped it."""
 
@@ -66,24 +72,27 @@ def sweep_outcome(sweep_dir: Path, max_infra_error_share: float, *, planned: int
     finished = failed = stopped = crashed = 0
     first: str | None = None
     spent = 0.0
+    any_stop = False  # a job the budget stopped (its stopped.json), whatever else its folder holds
     jobs = sorted(p for p in sweep_dir.iterdir() if p.is_dir() and (p / ".hydra").exists())
     for job in jobs:
         summary = _read(job / "summary.json")
+        stop = _read(job / STOPPED_FILE)
+        any_stop |= stop is not None
         if summary is not None:
             spent += float(summary.get("cost_usd") or 0.0)
             why = job_failure(summary, max_infra_error_share)
             failed += why is not None
             finished += why is None
             first = first or (f"{job.name}: {why}" if why else None)
-        elif (job / STOPPED_FILE).exists() or (job / INTERRUPTED_FILE).exists():
+        elif stop is not None or (job / INTERRUPTED_FILE).exists():
             stopped += 1
-            spent += float((_read(job / STOPPED_FILE) or {}).get("spent_usd") or 0.0)  # what it spent counts too
+            spent += float((stop or {}).get("spent_usd") or 0.0)  # what it spent counts too
         else:
             crashed += 1
             error = _read(job / "job_error.json") or {}
             first = first or f"{job.name}: {error.get('error', 'did not finish')}"
     not_started = max(0, planned - len(jobs)) if budget_usd is not None else 0  # only the budget skips a job
-    budget_stopped = budget_usd is not None and (not_started > 0 or any((job / STOPPED_FILE).exists() for job in jobs))
+    budget_stopped = budget_usd is not None and (not_started > 0 or any_stop)
     total = len(jobs) + not_started
     of_budget = f" of the {usd(budget_usd)} budget" if budget_usd is not None else ""
     line = (f"sweep: {total} job(s): {finished} finished, {failed} failed, {crashed} crashed, {stopped} stopped"

@@ -156,13 +156,14 @@ def _users(names: set[str]) -> str:
     return ", ".join(listed[:6]) + (f" and {len(listed) - 6} more" if len(listed) > 6 else "")
 
 
+def job_problems(jobs: list[PlannedJob]) -> list[str]:
+    """What stops a job before any model is asked (its config, its benchmark), each problem once, in job order."""
+    return list(dict.fromkeys(job.problem for job in jobs if job.problem))
+
+
 def preflight_problems(jobs: list[PlannedJob], *, probe_timeout_s: float = 3.0, network: bool = True) -> list[str]:
     """Every problem of every job, one line each, deduplicated across jobs (the same key, the same server)."""
-    problems: list[str] = []
-    for job in jobs:
-        if job.problem and job.problem not in problems:
-            problems.append(job.problem)
-    return problems + model_problems(jobs_models(jobs), probe_timeout_s=probe_timeout_s, network=network)
+    return job_problems(jobs) + model_problems(jobs_models(jobs), probe_timeout_s=probe_timeout_s, network=network)
 
 
 def model_problems(roles: list[tuple[str, ModelConfig]], *, probe_timeout_s: float = 3.0, network: bool = True,
