@@ -149,7 +149,7 @@ class PlanCallback(Callback):
         """The estimate's total, printed before any paid call; a model litellm cannot price is said plainly,
         since its calls count as $0 in the recorded cost and the budget."""
         from skillbench.core.money import usd
-        from skillbench.plan.estimate import estimate_run
+        from skillbench.plan.estimate import ROLE_CONFIG_KEYS, estimate_run
 
         estimate = estimate_run(jobs, self._outputs(master))
         budget = OmegaConf.select(master, "run.budget_usd", default=None)
@@ -161,7 +161,7 @@ class PlanCallback(Callback):
             + ". Details: add run.dry_run=true."
         )
         for line in unpriced:
-            keys = [_ROLE_KEYS.get(role, role) for role in line.roles]
+            keys = [ROLE_CONFIG_KEYS.get(role, role) for role in line.roles]
             stake = ("run.budget_usd cannot stop its spend" if budget is not None
                      else "the estimate, the progress and the reports leave its spend out")
             _say(
@@ -171,9 +171,6 @@ class PlanCallback(Callback):
                 "(litellm bills every call with them), or accept that its spend is not counted."
             )
 
-
-# Estimate roles -> the config key of the model that plays them.
-_ROLE_KEYS = {"agent": "agent", "user": "user_sim", "judge": "judge", "mock": "mock.llm"}
 
 
 def _simulated(cfg: DictConfig) -> bool:

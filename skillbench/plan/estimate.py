@@ -8,6 +8,7 @@ the store are not subtracted, so the estimate is an upper bound for a rerun.
 from __future__ import annotations
 
 import json
+import operator
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -167,8 +168,13 @@ def calibrate(outputs: Path, benchmark: str) -> dict[str, RoleProfile]:
     return profiles
 
 
+# Usage roles (as calls are counted) -> the config key of the model that plays them.
+ROLE_CONFIG_KEYS = {"agent": "agent", "user": "user_sim", "judge": "judge", "mock": "mock.llm"}
+
+
 def _role_models(cfg: RunConfig) -> dict[str, ModelConfig]:
-    roles: dict[str, ModelConfig] = {"agent": cfg.agent, "user": cfg.user_sim, "judge": cfg.judge}
+    """The model of each usage role a job calls (the mock's only when an LLM writes tool results)."""
+    roles = {role: operator.attrgetter(key)(cfg) for role, key in ROLE_CONFIG_KEYS.items() if role != "mock"}
     if isinstance(cfg.mock, LlmMock):
         roles["mock"] = cfg.mock.llm
     return roles

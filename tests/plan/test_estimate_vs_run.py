@@ -21,6 +21,7 @@ TOLERANCE = 0.25
 # One scenario per industry for each side, with different paths, disjoint: the check is not the calibration again.
 CALIBRATE_ON = ["bk-fee-happy-01", "hc-refill-missing-01", "rt-address-guardrail-01", "tc-plan-oos-01"]
 CHECK_ON = ["bk-card-transfer-01", "hc-resched-injection-01", "rt-return-toolfail-01", "tc-dispute-happy-01"]
+assert not set(CALIBRATE_ON) & set(CHECK_ON), "the two sides must stay disjoint"  # a guard on the constants
 
 
 def _plan(*overrides: str) -> list[PlannedJob]:
@@ -35,7 +36,6 @@ def _scenarios(ids: list[str]) -> str:
 
 
 def test_calibrated_estimate_matches_the_calls_and_cost_of_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert not set(CALIBRATE_ON) & set(CHECK_ON)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-local")
     outputs = tmp_path / "outputs"
     with stub_server(conversation_script, models=("gpt-5",)) as live:
