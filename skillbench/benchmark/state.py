@@ -193,13 +193,18 @@ def replay(initial_state: Mapping[str, list[dict[str, Any]]], tools: Mapping[str
     return state.snapshot()
 
 
+def created_id(effect: ToolEffect, result: Mapping[str, Any]) -> str | None:
+    """The id a tool's result reports for the record its call creates (the llm mock chooses its own), else None."""
+    value = result.get(effect.id_field) if effect.id_field else None
+    return value if isinstance(value, str) else None
+
+
 def _logged_id(effect: ToolEffect, result: str) -> str | None:
-    """The id a create call's logged result reports (the llm mock may choose its own), else None."""
+    """:func:`created_id` of a create call's logged result text."""
     if effect.operation != "create" or not effect.id_field:
         return None
     try:
         data = json.loads(result)
     except ValueError:
         return None
-    value = data.get(effect.id_field) if isinstance(data, dict) else None
-    return value if isinstance(value, str) else None
+    return created_id(effect, data) if isinstance(data, dict) else None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillbench.benchmark.schema import Scenario, ToolSpec
-from skillbench.benchmark.state import EnvironmentState
+from skillbench.benchmark.state import EnvironmentState, created_id
 from skillbench.config.schema import LlmMock, MockConfig, StaticMock
 from skillbench.core.errors import InfrastructureError, ToolError
 from skillbench.core.records import Usage
@@ -98,8 +98,7 @@ async def llm(ctx: MockContext, tool: ToolSpec, arguments: dict[str, Any]) -> di
     if set(result) == {"error"}:
         raise ToolError("not_found", str(result["error"]))
     if tool.effect.operation in _WRITES:
-        id_field = tool.effect.id_field
-        new_id = result.get(id_field) if id_field and isinstance(result.get(id_field), str) else None
+        new_id = created_id(tool.effect, result)
         # If the state has nothing to change (e.g. no such record), the model's answer still stands.
         with contextlib.suppress(ToolError):
             ctx.state.apply(tool.effect, arguments, new_id=new_id)
