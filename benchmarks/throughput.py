@@ -128,14 +128,18 @@ LITELLM_NAMES = {"Qwen/Qwen3.5-9B": "hosted_vllm/Qwen/Qwen3.5-9B", "google/gemma
 
 
 def replay_bare(
-    bodies: list[dict[str, Any]], concurrency: int, base_url: str, conversations: int, *, as_conversations: bool = False
+    bodies: list[dict[str, Any]], concurrency: int, base_url: str, conversations: int, *, as_conversations: bool = False,
+    engine_path: bool = False,
 ) -> Measured:
     """The recorded request bodies through bare ``litellm.acompletion``, ``concurrency`` at a time.
 
     ``as_conversations``: the bodies split into ``conversations`` chains of consecutive requests, each chain sent
     one request after the other and ``concurrency`` chains at a time: the engine's own pattern (a conversation
     has one call in flight, so fewer than ``concurrency`` calls are in flight while conversations end and start).
+    ``engine_path``: through the engine's call path (``models.call_path``: litellm's set-up on the loop's thread),
+    so the difference to the engine is the engine's own work alone.
     """
+    from skillbench.models.call_path import acompletion
     from skillbench.models.litellm_setup import flush_background_logging, get_litellm
 
     litellm = get_litellm()  # the same settings the engine runs with (local cost map, quiet loggers)
@@ -147,8 +151,8 @@ def replay_bare(
             async with limit:
                 for body in part:
                     kwargs = {k: v for k, v in body.items() if k != "model"}
-                    await litellm.acompletion(model=LITELLM_NAMES[body["model"]], api_base=base_url, num_retries=0,
-                                              timeout=600, **kwargs)
+                    await acompletion(litellm, inline=engine_path, model=LITELLM_NAMES[body["model"]],
+                                      api_base=base_url, num_retries=0, timeout=600, **kwargs)
 
         size = -(-len(bodies) // conversations) if as_conversations else 1  # independent requests: chains of one
         await asyncio.gather(*(chain(bodies[i : i + size]) for i in range(0, len(bodies), size)))
@@ -164,9 +168,18 @@ def replay_bare(
     return Measured(conversations, len(bodies), time.perf_counter() - wall0, _cpu() - cpu0)
 
 
-def engine_vs_bare(conversations: int, concurrency: int, latency_ms: float) -> tuple[Measured, Measured, Measured]:
+@dataclass
+class EngineVsBare:
+    engine: Measured
+    bare: Measured  # plain litellm.acompletion, concurrency requests at a time: what a user's own loop would do
+    chained: Measured  # the same, as concurrency conversations (chains of requests) at a time
+    bare_engine_path: Measured  # as bare, through the engine's call path (litellm's set-up inline)
+
+
+def engine_vs_bare(conversations: int, concurrency: int, latency_ms: float) -> EngineVsBare:
     """The engine, then bare litellm replaying the engine's own requests (``concurrency`` requests at a time,
-    then as ``concurrency`` conversations at a time), in this process, one stub each."""
+    as ``concurrency`` conversations at a time, and through the engine's call path), in this process, one stub
+    each."""
     with tempfile.TemporaryDirectory(prefix="skillbench-throughput-") as tmp:
         work = Path(tmp)
         bench = work / "bench"
@@ -197,7 +210,12 @@ def engine_vs_bare(conversations: int, concurrency: int, latency_ms: float) -> t
             chained = replay_bare(bodies, concurrency, stub.base_url, conversations, as_conversations=True)
         finally:
             stub.close()
-    return engine, bare, chained
+        stub = Stub(latency_ms)
+        try:
+            same_path = replay_bare(bodies, concurrency, stub.base_url, conversations, engine_path=True)
+        finally:
+            stub.close()
+    return EngineVsBare(engine, bare, chained, same_path)
 
 
 _CHILD = """
@@ -250,7 +268,8 @@ def table(rows: list[list[str]]) -> str:
 def throughput_rows(conversations: int, concurrencies: list[int], latency_ms: float, process_counts: list[int]) -> list[list[str]]:
     rows: list[list[str]] = []
     for concurrency in concurrencies:
-        engine, bare, chained = engine_vs_bare(conversations, concurrency, latency_ms)
+        measured = engine_vs_bare(conversations, concurrency, latency_ms)
+        engine, bare, chained, same_path = measured.engine, measured.bare, measured.chained, measured.bare_engine_path
         at = f"concurrency {concurrency}"
         rows.append([f"{at}: conversations/hour", f"{engine.conversations / engine.wall_s * 3600:,.0f}", "", ""])
         rows.append([f"{at}: model calls/s", f"{engine.calls_per_s:,.1f}", f"{bare.calls_per_s:,.1f}",
@@ -260,6 +279,9 @@ def throughput_rows(conversations: int, concurrencies: list[int], latency_ms: fl
         rows.append([f"{at}: bare replayed as conversations: calls/s, CPU per call", "",
                      f"{chained.calls_per_s:,.1f}, {chained.cpu_ms_per_call:.2f} ms",
                      f"{engine.calls_per_s / chained.calls_per_s:.2f}, {chained.cpu_ms_per_call / engine.cpu_ms_per_call:.2f}"])
+        rows.append([f"{at}: bare through the engine's call path: calls/s, CPU per call", "",
+                     f"{same_path.calls_per_s:,.1f}, {same_path.cpu_ms_per_call:.2f} ms",
+                     f"{engine.calls_per_s / same_path.calls_per_s:.2f}, {same_path.cpu_ms_per_call / engine.cpu_ms_per_call:.2f}"])
         rows.append([f"{at}: calls per conversation", f"{engine.calls / engine.conversations:.1f}", "", ""])
     for count in process_counts:
         concurrency = max(concurrencies)

@@ -16,6 +16,7 @@ from typing import Any
 from skillbench.config.schema import ModelConfig
 from skillbench.core.errors import CONFIG_ERROR_PREFIX, InfrastructureError, ModelOutputError
 from skillbench.core.records import ToolCall, Usage
+from skillbench.models.call_path import acompletion, inline_set_up
 from skillbench.models.litellm_setup import get_litellm, register_zero_cost
 from skillbench.models.plugins import ensure_provider
 
@@ -139,6 +140,7 @@ class ModelClient:
         self.on_usage = on_usage
         self._litellm = get_litellm()
         ensure_provider(cfg.model, self._litellm)
+        self._inline_set_up = inline_set_up(cfg.model)
         if cfg.api_base and not cfg.simulated:
             provider = cfg.model.split("/", 1)[0]
             register_zero_cost(cfg.model, provider)
@@ -204,7 +206,7 @@ class ModelClient:
             started = time.perf_counter()
             try:
                 async with self.limiter:
-                    response = await self._litellm.acompletion(**kwargs)
+                    response = await acompletion(self._litellm, inline=self._inline_set_up, **kwargs)
                 break
             except Exception as exc:  # litellm maps provider errors onto its own exception types
                 name = type(exc).__name__
