@@ -15,11 +15,6 @@ from skillbench.store.artifacts import ArtifactStore
 ROLLOUTS_DIR = "rollouts"
 
 
-def rollout_path(store_root: Path, key: str) -> Path:
-    """Where the artifact store keeps a rollout (``<root>/rollouts/<key[:2]>/<key>.json``)."""
-    return ArtifactStore(store_root).path(ROLLOUTS_DIR, key)
-
-
 def store_candidates(job: Job) -> list[Path]:
     """Possible store roots of a job. A relative ``store.root`` is relative to where the sweep was
     launched (Hydra's runtime.cwd); the folders above the job are tried too, so a moved
@@ -44,26 +39,28 @@ class TranscriptFinder:
 
     def __init__(self, jobs: list[Job]) -> None:
         self._candidates = {job.path: store_candidates(job) for job in jobs}
-        self._root: dict[Path, Path | None] = {}
+        self._store: dict[Path, ArtifactStore] = {}  # per job, once one of its rollouts was found there
 
-    def _store_for(self, job_path: Path, key: str) -> Path | None:
-        if job_path in self._root and self._root[job_path] is not None:
-            return self._root[job_path]
+    def _store_for(self, job_path: Path, key: str) -> ArtifactStore | None:
+        store = self._store.get(job_path)
+        if store is not None:
+            return store
         for candidate in self._candidates.get(job_path, []):
-            if rollout_path(candidate, key).exists():
-                self._root[job_path] = candidate
-                return candidate
+            store = ArtifactStore(candidate)
+            if store.path(ROLLOUTS_DIR, key).exists():
+                self._store[job_path] = store
+                return store
         return None
 
     def load(self, job_path: Path, key: str | None) -> tuple[Rollout | dict[str, Any] | None, str | None]:
         """The rollout (or its raw JSON when it does not match the current model) and a problem note."""
         if not key:
             return None, "no rollout key on this row"
-        root = self._store_for(job_path, key)
-        if root is None:
+        store = self._store_for(job_path, key)
+        if store is None:
             tried = ", ".join(str(c) for c in self._candidates.get(job_path, [])[:3])
             return None, f"rollout {key} not found in the artifact store (tried {tried})"
-        path = rollout_path(root, key)
+        path = store.path(ROLLOUTS_DIR, key)
         try:
             text = path.read_text()
         except OSError as exc:
