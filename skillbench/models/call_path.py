@@ -20,8 +20,8 @@ from types import ModuleType
 from typing import Any
 
 INLINE_SET_UP_PROVIDERS = frozenset({"openai", "hosted_vllm"})
-"""Providers (the model string's prefix) whose litellm set-up builds the request in memory. Others keep the
-thread hand-off: Vertex AI refreshes tokens and Bedrock walks its credential chain there, which may block."""
+"""Providers (as litellm resolves a model string) whose litellm set-up builds the request in memory. Others keep
+the thread hand-off: Vertex AI refreshes tokens and Bedrock walks its credential chain there, which may block."""
 
 # True from the moment a call asks for an inline set-up until its set-up has been submitted (see acompletion).
 _SET_UP_INLINE: ContextVar[bool] = ContextVar("skillbench_litellm_set_up_inline", default=False)
@@ -45,9 +45,14 @@ class InlineSetUpExecutor(ThreadPoolExecutor):
         return future
 
 
-def inline_set_up(model: str) -> bool:
-    """Whether calls to ``model`` (a litellm model string) build their request on the loop's thread."""
-    return model.split("/", 1)[0] in INLINE_SET_UP_PROVIDERS
+def inline_set_up(litellm: ModuleType, model: str, api_base: str | None = None) -> bool:
+    """Whether calls to ``model`` (a litellm model string: ``gpt-5`` is OpenAI's) build their request on the
+    loop's thread. Asked once per client; litellm resolves the provider without a network call."""
+    try:
+        provider = litellm.get_llm_provider(model=model, api_base=api_base)[1]
+    except Exception:  # a model litellm cannot route fails at its first call, with litellm's own message
+        return False
+    return provider in INLINE_SET_UP_PROVIDERS
 
 
 async def acompletion(litellm: ModuleType, *, inline: bool, **kwargs: Any) -> Any:

@@ -33,8 +33,10 @@ class ExecutorUser:
 
 
 def test_the_providers_that_set_up_in_memory() -> None:
-    assert inline_set_up("hosted_vllm/Qwen/Qwen3.5-9B") and inline_set_up("openai/gpt-5")
-    assert not inline_set_up("vertex_ai/gemini-3-pro") and not inline_set_up("bedrock/anthropic.claude")
+    litellm = get_litellm()
+    assert all(inline_set_up(litellm, m) for m in ("hosted_vllm/Qwen/Qwen3.5-9B", "openai/gpt-5", "gpt-5", "gpt-5.4-mini"))
+    assert not any(inline_set_up(litellm, m) for m in ("vertex_ai/gemini-3-pro", "bedrock/anthropic.claude-v2",
+                                                       "gemini/gemini-2.5-pro", "no-such-provider/model"))
 
 
 async def test_only_the_first_function_of_a_marked_call_runs_inline() -> None:
