@@ -5,8 +5,8 @@ thread for providers whose set-up does no I/O.
 executor, and awaits the coroutine that returns. For an OpenAI-compatible request the set-up is pure CPU
 (provider lookup, parameter mapping, the request body), so the thread hand-off only adds cost: a worker is
 woken, the two threads contend for the GIL, the loop is woken back. Running the set-up inline cut the CPU
-per call of bare litellm by 3-13 % and of the engine by ~12 % at 128 concurrent conversations
-(docs/performance.md, "The engine against bare litellm"). Everything else litellm does is unchanged: its
+per call of bare litellm by 4-19 % (benchmarks/call_paths.py) and of the engine by 11-17 % at 128 concurrent
+conversations (docs/performance.md, "The engine against bare litellm"). Everything else litellm does is unchanged: its
 parameter mapping, error mapping, pricing and logging run exactly as in a plain ``acompletion`` call.
 """
 
