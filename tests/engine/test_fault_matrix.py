@@ -71,10 +71,12 @@ def test_fault_matrix_classifies_every_row_and_a_rerun_fills_only_the_gaps(
         # A bad config is infra, loud, and not retried as a conversation.
         config_rows = [row for row in rows if "configuration error" in (row.infra_error or "")]
         assert config_rows and first.config_errors == len(config_rows)
-        # The malformed end_conversation ended nothing: the agent read an error and went on.
-        stored = list((tmp_path / "store").rglob("*.json"))
-        assert any('"call_bad_control"' in path.read_text() and '"is_error":true' in path.read_text().replace(" ", "")
-                   for path in stored)
+        # The malformed end_conversation ended nothing: the agent read an error and went on. Read from the
+        # requests, not the store: which conversation gets which fault depends on the order requests arrive in,
+        # and a conversation whose next fault is config_400 ends as an infra error, its rollout not stored.
+        answers = [m for body in server.requests for m in body["messages"]
+                   if m.get("role") == "tool" and m.get("tool_call_id") == "call_bad_control"]
+        assert answers and all("was not applied" in m["content"] and "continues" in m["content"] for m in answers), answers
 
         # Rerun with the faults off: only the infrastructure rows are redone.
         plan.enabled = False
