@@ -13,28 +13,25 @@ nothing here asserts.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.throughput import LITELLM_NAMES, Measured, Stub, _cpu, make_benchmark, run_engine  # noqa: E402
+from benchmarks.throughput import Measured, Stub, make_benchmark, replay_bare, run_engine  # noqa: E402
 
-# name: (provider prefix, litellm's set-up inline, litellm's aiohttp transport)
+# name: (litellm provider, litellm's set-up inline, litellm's aiohttp transport)
 PATHS: dict[str, tuple[str, bool, bool]] = {
-    "hosted_vllm/, set-up on litellm's thread (plain acompletion)": ("hosted_vllm/", False, True),
-    "hosted_vllm/, set-up inline (engine)": ("hosted_vllm/", True, True),
-    "openai/ (OpenAI SDK), set-up on litellm's thread": ("openai/", False, True),
-    "openai/ (OpenAI SDK), set-up inline": ("openai/", True, True),
-    "hosted_vllm/, set-up inline, httpx transport": ("hosted_vllm/", True, False),
+    "hosted_vllm/, set-up on litellm's thread (plain acompletion)": ("hosted_vllm", False, True),
+    "hosted_vllm/, set-up inline (engine)": ("hosted_vllm", True, True),
+    "openai/ (OpenAI SDK), set-up on litellm's thread": ("openai", False, True),
+    "openai/ (OpenAI SDK), set-up inline": ("openai", True, True),
+    "hosted_vllm/, set-up inline, httpx transport": ("hosted_vllm", True, False),
 }
 
 
@@ -49,33 +46,6 @@ def transport(aiohttp: bool) -> Iterator[None]:
         yield
     finally:
         litellm.disable_aiohttp_transport = before
-
-
-def replay(bodies: list[dict[str, Any]], concurrency: int, base_url: str, prefix: str, inline: bool) -> Measured:
-    from skillbench.core.collector import rare_collections
-    from skillbench.models.call_path import acompletion
-    from skillbench.models.litellm_setup import flush_background_logging, get_litellm, register_zero_cost
-
-    litellm = get_litellm()
-    for name in LITELLM_NAMES:  # priced alike on every path: self-hosted, $0
-        register_zero_cost(prefix + name, prefix.rstrip("/"))
-
-    async def run() -> None:
-        limit = asyncio.Semaphore(concurrency)
-
-        async def one(body: dict[str, Any]) -> None:
-            async with limit:
-                kwargs = {k: v for k, v in body.items() if k != "model"}
-                await acompletion(litellm, inline=inline, model=prefix + body["model"], api_base=base_url,
-                                  api_key="sk-local", num_retries=0, timeout=600, **kwargs)
-
-        await asyncio.gather(*(one(body) for body in bodies))
-        await flush_background_logging()
-
-    cpu0, wall0 = _cpu(), time.perf_counter()
-    with rare_collections():
-        asyncio.run(run())
-    return Measured(0, len(bodies), time.perf_counter() - wall0, _cpu() - cpu0)
 
 
 def main() -> None:
@@ -97,11 +67,12 @@ def main() -> None:
         bodies = [json.loads(line) for line in record.read_text().splitlines()]
     results: dict[str, list[Measured]] = {name: [] for name in PATHS}
     for _ in range(options.rounds):
-        for name, (prefix, inline, aiohttp) in PATHS.items():
+        for name, (provider, inline, aiohttp) in PATHS.items():
             stub = Stub(options.latency_ms)
             try:
-                with transport(aiohttp):
-                    results[name].append(replay(bodies, options.concurrency, stub.base_url, prefix, inline))
+                with transport(aiohttp):  # the OpenAI SDK wants a key; the stub ignores it
+                    results[name].append(replay_bare(bodies, options.concurrency, stub.base_url, len(bodies),
+                                                     engine_path=inline, provider=provider, api_key="sk-local"))
             finally:
                 stub.close()
     print(f"{len(bodies)} recorded requests, concurrency {options.concurrency}, stub {options.latency_ms:.0f} ms, "

@@ -124,12 +124,9 @@ def run_engine(bench: Path, work: Path, concurrency: int, base_url: str) -> Meas
     return Measured(summary.scenarios, summary.llm_calls, wall, cpu)
 
 
-LITELLM_NAMES = {"Qwen/Qwen3.5-9B": "hosted_vllm/Qwen/Qwen3.5-9B", "google/gemma-4-31B-it": "hosted_vllm/google/gemma-4-31B-it"}
-
-
 def replay_bare(
     bodies: list[dict[str, Any]], concurrency: int, base_url: str, conversations: int, *, as_conversations: bool = False,
-    engine_path: bool = False,
+    engine_path: bool = False, provider: str = "hosted_vllm", api_key: str | None = None,
 ) -> Measured:
     """The recorded request bodies through bare ``litellm.acompletion``, ``concurrency`` at a time.
 
@@ -137,12 +134,17 @@ def replay_bare(
     one request after the other and ``concurrency`` chains at a time: the engine's own pattern (a conversation
     has one call in flight, so fewer than ``concurrency`` calls are in flight while conversations end and start).
     ``engine_path``: through the engine's call path (``models.call_path``: litellm's set-up on the loop's thread),
-    so the difference to the engine is the engine's own work alone.
+    so the difference to the engine is the engine's own work alone. ``provider``: the litellm prefix each body's
+    served model name is sent under (the engine's configs say ``hosted_vllm``); every name is priced at $0, as the
+    engine prices self-hosted models, so each provider path does the same pricing work.
     """
     from skillbench.models.call_path import acompletion
-    from skillbench.models.litellm_setup import flush_background_logging, get_litellm
+    from skillbench.models.litellm_setup import flush_background_logging, get_litellm, register_zero_cost
 
     litellm = get_litellm()  # the same settings the engine runs with (local cost map, quiet loggers)
+    for name in {body["model"] for body in bodies}:
+        register_zero_cost(f"{provider}/{name}", provider)
+    extra = {"api_key": api_key} if api_key else {}
 
     async def replay() -> None:
         limit = asyncio.Semaphore(concurrency)
@@ -151,8 +153,8 @@ def replay_bare(
             async with limit:
                 for body in part:
                     kwargs = {k: v for k, v in body.items() if k != "model"}
-                    await acompletion(litellm, inline=engine_path, model=LITELLM_NAMES[body["model"]],
-                                      api_base=base_url, num_retries=0, timeout=600, **kwargs)
+                    await acompletion(litellm, inline=engine_path, model=f"{provider}/{body['model']}",
+                                      api_base=base_url, num_retries=0, timeout=600, **extra, **kwargs)
 
         size = -(-len(bodies) // conversations) if as_conversations else 1  # independent requests: chains of one
         await asyncio.gather(*(chain(bodies[i : i + size]) for i in range(0, len(bodies), size)))

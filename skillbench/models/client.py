@@ -140,7 +140,7 @@ class ModelClient:
         self.on_usage = on_usage
         self._litellm = get_litellm()
         ensure_provider(cfg.model, self._litellm)
-        self._inline_set_up = not cfg.simulated and inline_set_up(self._litellm, cfg.model, cfg.api_base)
+        self._inline_set_up = inline_set_up(self._litellm, cfg.model, cfg.api_base)
         if cfg.api_base and not cfg.simulated:
             provider = cfg.model.split("/", 1)[0]
             register_zero_cost(cfg.model, provider)
