@@ -124,8 +124,7 @@ def engine_rows(conversations: int, processes: int) -> list[Row]:
 
     rows: list[Row] = []
     for concurrency in (30, 128, 256):
-        measured = engine_vs_bare(conversations, concurrency, 100.0)
-        engine, bare, chained, same_path = measured.engine, measured.bare, measured.chained, measured.bare_engine_path
+        engine, bare, chained, same_path = engine_vs_bare(conversations, concurrency, 100.0)
         at = f"engine, concurrency {concurrency}, 100 ms stub"
         rows.append((f"{at}: conversations/hour", f"{engine.conversations / engine.wall_s * 3600:,.0f}", "—",
                      f"{engine.calls / engine.conversations:.1f} calls each (judge included), distinct transcripts"))

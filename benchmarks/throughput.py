@@ -29,7 +29,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -170,8 +170,7 @@ def replay_bare(
     return Measured(conversations, len(bodies), time.perf_counter() - wall0, _cpu() - cpu0)
 
 
-@dataclass
-class EngineVsBare:
+class EngineVsBare(NamedTuple):
     engine: Measured
     bare: Measured  # plain litellm.acompletion, concurrency requests at a time: what a user's own loop would do
     chained: Measured  # the same, as concurrency conversations (chains of requests) at a time
@@ -270,8 +269,7 @@ def table(rows: list[list[str]]) -> str:
 def throughput_rows(conversations: int, concurrencies: list[int], latency_ms: float, process_counts: list[int]) -> list[list[str]]:
     rows: list[list[str]] = []
     for concurrency in concurrencies:
-        measured = engine_vs_bare(conversations, concurrency, latency_ms)
-        engine, bare, chained, same_path = measured.engine, measured.bare, measured.chained, measured.bare_engine_path
+        engine, bare, chained, same_path = engine_vs_bare(conversations, concurrency, latency_ms)
         at = f"concurrency {concurrency}"
         rows.append([f"{at}: conversations/hour", f"{engine.conversations / engine.wall_s * 3600:,.0f}", "", ""])
         rows.append([f"{at}: model calls/s", f"{engine.calls_per_s:,.1f}", f"{bare.calls_per_s:,.1f}",
