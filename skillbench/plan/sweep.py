@@ -58,6 +58,18 @@ def sweep_overrides(master: DictConfig) -> list[list[str]]:
     return [list(job) for batch in batches for job in batch]
 
 
+# The jobs compose_jobs composed last, with the sweep config they were composed from: the checked sweeper
+# (hydra_plugins/skillbench_plugins/checked_sweeper.py) does not compose them again.
+_last_composed: tuple[DictConfig, frozenset[tuple[str, ...]]] | None = None
+
+
+def composed_overrides(master: DictConfig) -> frozenset[tuple[str, ...]]:
+    """The override lists of the jobs ``compose_jobs`` composed without a problem from this very sweep config."""
+    if _last_composed is None or _last_composed[0] is not master:
+        return frozenset()
+    return _last_composed[1]
+
+
 @dataclass
 class ComposedJob:
     """One job's composed config, without the ``hydra`` node (the task function never sees it either)."""
@@ -111,6 +123,8 @@ def compose_jobs(master: DictConfig) -> list[ComposedJob]:
             if swapper is None:
                 swapper = _GroupSwapper(loader, quick, str(full.hydra.job.config_name))
         composed.append(quick)
+    global _last_composed
+    _last_composed = (master, frozenset(tuple(job.overrides) for job in composed if job.problem is None))
     return composed
 
 

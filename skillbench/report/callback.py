@@ -25,6 +25,16 @@ from omegaconf import DictConfig, OmegaConf
 log = logging.getLogger("skillbench.report")
 
 
+def preload_report_imports() -> None:
+    """Import what the report at a sweep's end imports (pandas, matplotlib...), 1.5 s of CPU. The parallel preset's
+    launcher calls this while its workers run, so the report does not begin with it after the last job."""
+    from skillbench.core.collector import paused_gc
+
+    with paused_gc():  # long-lived objects only (see skillbench/models/litellm_setup.py)
+        import skillbench.report.plots
+        import skillbench.report.write  # noqa: F401
+
+
 class ReportCallback(Callback):
     """Builds ``<sweep dir>/<subdir>`` after a multirun; a failure is logged, never raised."""
 

@@ -96,16 +96,17 @@ def test_parallel_preset_forks_warm_workers_that_split_shared_conversations(tmp_
     assert report["counts"]["jobs_finished"] == 4
 
 
-def test_the_parallel_preset_is_the_fork_launcher_with_the_engine_preloaded() -> None:
+def test_the_parallel_preset_is_the_fork_launcher_with_the_engine_preloaded_and_the_report_warmed() -> None:
+    import importlib
+
     from hydra import compose, initialize_config_module
 
     with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
         launcher = compose("config", overrides=["hydra/launcher=parallel"], return_hydra_config=True).hydra.launcher
-    assert launcher._target_ == "hydra_plugins.skillbench_launchers.fork_launcher.ForkLauncher"
-    module, _, function = launcher.preload.partition(":")
-    import importlib
-
-    assert callable(getattr(importlib.import_module(module), function))
+    assert launcher._target_ == "hydra_plugins.skillbench_plugins.fork_launcher.ForkLauncher"
+    for target in (launcher.preload, launcher.while_workers_run):
+        module, _, function = target.partition(":")
+        assert callable(getattr(importlib.import_module(module), function)), target
 
 
 def test_ctrl_c_in_a_parallel_sweep_lets_each_worker_end_its_job_and_exits_130(tmp_path: Path) -> None:

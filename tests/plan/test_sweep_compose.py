@@ -41,3 +41,39 @@ def test_swapped_jobs_equal_hydra_composition_with_overrides_inside_the_swapped_
             mine, theirs = validate_config(job.cfg, job.choices), validate_config(_body(hydra_own), _choices(hydra_own))
             assert mine == theirs, job.overrides
             assert mine.agent.timeout_s == 61 and mine.agent.params["top_p"] == 0.5 and mine.judge.samples == 3
+
+
+def test_the_sweeper_composes_only_the_jobs_the_preflight_did_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hydra.errors import ConfigCompositionException
+    from hydra.types import HydraContext
+
+    from hydra_plugins.skillbench_plugins.checked_sweeper import CheckedSweeper
+
+    with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
+        master = compose("config", return_hydra_config=True)
+        with open_dict(master):
+            master.hydra.mode = "MULTIRUN"
+            master.hydra.sweeper.params = {"agent": "sim_careful,sim_sloppy"}
+        loader = GlobalHydra.instance().config_loader()
+        sweeper = CheckedSweeper(max_batch_size=None)
+        sweeper.config, sweeper.hydra_context = master, HydraContext(config_loader=loader, callbacks=None)  # type: ignore[arg-type]
+        composed_by_hydra: list[list[str]] = []
+        own = loader.load_sweep_config
+
+        def counted(master_config: Any, sweep_overrides: list[str]) -> Any:  # as Hydra's sweeper calls it
+            composed_by_hydra.append(sweep_overrides)
+            return own(master_config, sweep_overrides)
+
+        batch = [job.overrides for job in compose_jobs(master)]
+        monkeypatch.setattr(loader, "load_sweep_config", counted)
+        sweeper.validate_batch_is_legal(batch)
+        assert batch == [["agent=sim_careful"], ["agent=sim_sloppy"]] and composed_by_hydra == []
+        # A job the preflight did not compose (run.preflight=false composes none) is Hydra's to check, as before.
+        with pytest.raises(ConfigCompositionException):
+            sweeper.validate_batch_is_legal([*batch, ["agent=sim_nope"]])
+        assert composed_by_hydra == [["agent=sim_nope"]]
+        # Composed from another sweep config, nothing counts as checked.
+        sweeper.config = master.copy()
+        composed_by_hydra.clear()
+        sweeper.validate_batch_is_legal(batch)
+        assert composed_by_hydra == batch

@@ -1,1 +1,0 @@
-"""skillbench's Hydra launcher plugins (Hydra finds plugins only in the ``hydra_plugins`` namespace package)."""
