@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -43,16 +44,17 @@ ENV = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPA
 # after the engine section), every command would read at least that much.
 _MEASURE = """
 import json, os, subprocess, sys, time
-start = time.perf_counter()
+started, start = time.time(), time.perf_counter()
 child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=sys.stderr)
 _, status, usage = os.wait4(child.pid, 0)
-print(json.dumps({"wall": time.perf_counter() - start, "cpu": usage.ru_utime + usage.ru_stime,
+print(json.dumps({"wall": time.perf_counter() - start, "cpu": usage.ru_utime + usage.ru_stime, "started": started,
                   "rss": usage.ru_maxrss / 1024, "rc": os.waitstatus_to_exitcode(status)}))
 """
 
 
-def measure(args: list[str], cwd: Path) -> dict[str, float]:
-    """Wall s, CPU s (user + sys) and peak RSS MB of one child process (its own rusage, from wait4)."""
+def measure(args: list[str], cwd: Path, log: list[str] | None = None) -> dict[str, float]:
+    """Wall s, CPU s (user + sys), peak RSS MB and start (epoch s) of one child process (its own rusage, from
+    wait4); its stderr lines are appended to ``log`` when given."""
     with tempfile.TemporaryFile() as err:
         done = subprocess.run([sys.executable, "-c", _MEASURE, *args], cwd=cwd, env=ENV, stdout=subprocess.PIPE,
                               stderr=err, text=True, check=False)
@@ -60,7 +62,10 @@ def measure(args: list[str], cwd: Path) -> dict[str, float]:
         if result["rc"] != 0:
             err.seek(0)
             raise SystemExit(f"{' '.join(args)} failed:\n{err.read().decode()[-2000:]}")
-    return {"wall": result["wall"], "cpu": result["cpu"], "rss": result["rss"]}
+        if log is not None:
+            err.seek(0)
+            log.extend(err.read().decode().splitlines())
+    return {"wall": result["wall"], "cpu": result["cpu"], "rss": result["rss"], "started": result["started"]}
 
 
 def chromium() -> str | None:
@@ -185,19 +190,31 @@ def prelaunch_row() -> Row:
             f"the preflight composed them all in {preflight:.2f} s; one process, before the first call")
 
 
+def _log_times(lines: list[str], started: float, marker: str) -> list[float]:
+    """Seconds after ``started`` of the log lines holding ``marker`` (their own "[YYYY-mm-dd HH:MM:SS,mmm]" stamp)."""
+    stamps = [line[1:24] for line in lines if marker in line and line.startswith("[")]
+    return [datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f").timestamp() - started for stamp in stamps]
+
+
 def sweep_rows(work: Path) -> list[Row]:
     py = sys.executable
     walls: dict[str, float] = {}
+    spans: dict[str, str] = {}
     for name, extra in (("basic", []), ("joblib", ["hydra/launcher=joblib"]), ("parallel", ["hydra/launcher=parallel"])):
+        log: list[str] = []
         r = measure([py, "-m", "skillbench", *SIM_GRID, f"store.root={work / f'{name}_store'}",
-                     f"hydra.sweep.dir={name}_sweep", *extra, "-m"], work)
+                     f"hydra.sweep.dir={name}_sweep", *extra, "-m"], work, log)
         walls[name] = r["wall"]
+        starts, ends = _log_times(log, r["started"], "starting"), _log_times(log, r["started"], "] done:")
+        if starts and ends:
+            spans[name] = f"first job started at {min(starts):.1f} s, the last ended {r['wall'] - max(ends):.1f} s before the exit"
     cores = os.cpu_count() or 1
-    rows: list[Row] = [("3 × 3 simulated sweep (starter), basic launcher", f"{walls['basic']:.1f} s wall", "—", "")]
+    rows: list[Row] = [("3 × 3 simulated sweep (starter), basic launcher", f"{walls['basic']:.1f} s wall", "—", spans.get("basic", ""))]
     for name in ("joblib", "parallel"):
         rows.append((f"the same sweep, hydra/launcher={name}",
                      f"{walls[name]:.1f} s wall ({walls['basic'] / walls[name]:.2f}x)", "≥ 1.5x" if name == "parallel" else "—",
-                     f"{cores} cores; " + ("workers forked after the imports" if name == "parallel" else "fresh interpreters")))
+                     f"{cores} cores; " + ("workers forked after the imports" if name == "parallel" else "fresh interpreters")
+                     + (f"; {spans[name]}" if name in spans else "")))
     rows.append(prelaunch_row())
     return rows
 

@@ -1,11 +1,11 @@
 """Hydra's basic sweeper, minus composing once more the jobs skillbench's preflight has just composed.
 
 Before it launches a batch, the basic sweeper composes every job of it to catch composition errors before any
-job starts: a quarter of a second per job here, 2 s of a 3 x 3 sweep and ~20 s of the 85-job paper grid spent
-before the first call, in one process. skillbench's plan callback (``on_multirun_start``) has by then composed
-every job of the sweep and refused the sweep (exit 2, before any folder exists) if one did not compose
-(skillbench/plan/sweep.py ``compose_jobs``). This sweeper skips exactly the jobs that callback composed; any
-other job (``run.preflight=false``, a sweeper given other params) is validated as Hydra validates it.
+job starts: about 0.2 s per job here, 2 s of a 3 x 3 sweep and 15 s of the 85-job paper grid, spent in one
+process before the first call (``benchmarks/perf.py --only sweep``). skillbench's plan callback
+(``on_multirun_start``) has by then composed every job of the sweep, and refused the sweep (exit 2, before any
+folder exists) if one did not compose (skillbench/plan/sweep.py ``compose_jobs``). This sweeper skips exactly the
+jobs that callback composed; any other job (``run.preflight=false`` composes none) is validated as Hydra does.
 """
 
 # No `from __future__ import annotations`: Hydra scans plugin modules before they are in sys.modules, where
