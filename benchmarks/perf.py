@@ -45,7 +45,7 @@ ENV = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPA
 _MEASURE = """
 import json, os, subprocess, sys, time
 started, start = time.time(), time.perf_counter()
-child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=sys.stderr)
+child = subprocess.Popen(sys.argv[1:], stdout=sys.stderr, stderr=sys.stderr)  # its log lines, for measure(log=)
 _, status, usage = os.wait4(child.pid, 0)
 print(json.dumps({"wall": time.perf_counter() - start, "cpu": usage.ru_utime + usage.ru_stime, "started": started,
                   "rss": usage.ru_maxrss / 1024, "rc": os.waitstatus_to_exitcode(status)}))
