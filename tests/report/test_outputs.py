@@ -62,6 +62,28 @@ def test_json_round_trips_and_csv_matches(written) -> None:
         assert sum(1 for _ in csv.DictReader(handle)) == report.counts["rows"]
 
 
+def test_rows_csv_is_the_text_pandas_writes(grid: Path, tmp_path: Path) -> None:
+    """rows.csv's own writer against ``DataFrame.to_csv`` byte for byte, on the report's rows plus
+    rows holding what CSV must quote or leave empty (commas, quotes, newlines, NA, -0.0)."""
+    import pandas as pd
+
+    from skillbench.report import load_results
+    from skillbench.report.write import LIST_COLUMNS, _write_rows_csv
+
+    frame = load_results(grid)
+    odd = frame.iloc[:3].copy()
+    odd["explanation"] = ['says "no", then, yes', "two\nlines\r\nhere", ""]
+    odd["termination_detail"] = [None, " padded ", "tab\tand\rcarriage"]
+    odd["cost_usd"] = [-0.0, float("nan"), 1e16]
+    odd["passed"] = pd.array([None, True, False], dtype="boolean")
+    odd["turns"] = [0, 12, 3]
+    odd["fail_reasons"] = [["a, b", 'c "d"'], [], ["x"]]
+    frame = pd.concat([frame, odd], ignore_index=True)
+    _write_rows_csv(tmp_path / "rows.csv", frame)
+    expected = frame.assign(**{c: frame[c].map("; ".join) for c in LIST_COLUMNS}).to_csv(index=False)
+    assert (tmp_path / "rows.csv").read_bytes() == expected.encode()
+
+
 def test_markdown_and_latex(written) -> None:
     _, _, out = written
     md = (out / "report.md").read_text()
