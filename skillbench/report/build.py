@@ -137,7 +137,7 @@ class ReportContext:
             raise ReportError(
                 "this report holds no rows (read back from report.json?); build it from the job folders"
             )
-        return jobs_frame(self.jobs)
+        return jobs_frame(self.jobs, labels=self.labels)
 
     @cached_property
     def labels(self) -> dict[Path, tuple[str, str]]:

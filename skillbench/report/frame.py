@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +21,23 @@ from skillbench.store.keys import result_settings
 # jobs, the agent label carries it ("sim_careful · pass_rule=strict") so tables never mix settings.
 SETTING_GROUPS: tuple[str, ...] = ("user_sim", "mock", "pass_rule", "benchmark", "run")
 
+# ResultRow fields that are columns as they are, in column order (between the computed columns).
+_SCENARIO_FIELDS = (
+    "agent", "judge", "scenario_id", "skill_id", "industry", "path", "persona", "expected_outcome",
+    "user_sim", "mock", "pass_rule", "benchmark", "simulated",
+)  # fmt: skip
+_OUTCOME_FIELDS = (
+    "passed", "rule_passed", "judge_error", "infra_error", "termination", "termination_detail", "turns",
+    "tool_calls", "tool_errors",
+)  # fmt: skip
+_SCORE_FIELDS = ("task_completion", *DIMENSION_NAMES, "hallucinated_action", "explanation")  # of row.scores
+_KEY_FIELDS = ("rollout_key", "verdict_key")
+_TIME_FIELDS = ("rollout_s", "judge_s")
+
 COLUMNS: tuple[str, ...] = (
-    "agent_label", "judge_label", "agent", "judge", "scenario_id", "skill_id", "industry", "path", "persona",
-    "expected_outcome", "user_sim", "mock", "pass_rule", "benchmark", "simulated", "status", "passed",
-    "rule_passed", "judge_error", "infra_error", "termination", "termination_detail", "turns", "tool_calls", "tool_errors",
-    "task_completion", *DIMENSION_NAMES, "hallucinated_action", "explanation", "fail_reasons",
-    "hard_failures", "rollout_key", "verdict_key", "cost_usd", "prompt_tokens", "completion_tokens",
-    "rollout_s", "judge_s", "job", "job_finished",
+    "agent_label", "judge_label", *_SCENARIO_FIELDS, "status", *_OUTCOME_FIELDS, *_SCORE_FIELDS,
+    "fail_reasons", "hard_failures", *_KEY_FIELDS, "cost_usd", "prompt_tokens", "completion_tokens",
+    *_TIME_FIELDS, "job", "job_finished",
 )  # fmt: skip
 
 
@@ -45,13 +56,20 @@ def _differing_keys(values: list[dict[str, Any]]) -> list[str]:
     return [k for k in keys if len({c[k] for c in canon}) > 1]
 
 
-def _variant(prefix: str, value: dict[str, Any], values: list[dict[str, Any]]) -> str:
-    """``prefix`` plus the fields in which ``value`` differs from same-named values, e.g. ``paper(min_x=5)``."""
-    same_name = [v for v in values if v.get("name") == value.get("name")]
-    differing = [k for k in _differing_keys(same_name) if k != "name"]
-    if not differing:
+def _variant(prefix: str, value: dict[str, Any], differing: dict[Any, list[str]]) -> str:
+    """``prefix`` plus the fields in which ``value`` differs from same-named values, e.g. ``paper(min_x=5)``;
+    ``differing``: name → the keys in which that name's values differ (``_differing_by_name``)."""
+    keys = [k for k in differing[value.get("name")] if k != "name"]
+    if not keys:
         return prefix
-    return prefix + "(" + ",".join(f"{k}={json.dumps(value.get(k), sort_keys=True)}" for k in differing) + ")"
+    return prefix + "(" + ",".join(f"{k}={json.dumps(value.get(k), sort_keys=True)}" for k in keys) + ")"
+
+
+def _differing_by_name(values: list[dict[str, Any]]) -> dict[Any, list[str]]:
+    by_name: dict[Any, list[dict[str, Any]]] = {}
+    for value in values:
+        by_name.setdefault(value.get("name"), []).append(value)
+    return {name: _differing_keys(same_name) for name, same_name in by_name.items()}
 
 
 def job_labels(jobs: list[Job]) -> dict[Path, tuple[str, str]]:
@@ -61,27 +79,23 @@ def job_labels(jobs: list[Job]) -> dict[Path, tuple[str, str]]:
     fields appended, and a setting that differs between jobs (pass rule, benchmark, ...) is appended
     to the agent label, so two different configurations never share a row or column of a table.
     """
+    groups = ("agent", "judge", *SETTING_GROUPS)
+    job_values = {job.path: {g: group_value(job.config, g) for g in groups} for job in jobs}
+    present = {g: [v for values in job_values.values() if (v := values[g]) is not None] for g in groups}
+    differing = {g: _differing_by_name(present[g]) for g in groups}
+    varying = [g for g in SETTING_GROUPS if _differing_keys(present[g])]
     labels: dict[Path, tuple[str, str]] = {}
-    role_values = {
-        role: [c for job in jobs if (c := group_value(job.config, role)) is not None]
-        for role in ("agent", "judge")
-    }
-    group_values = {
-        g: [v for job in jobs if (v := group_value(job.config, g)) is not None] for g in SETTING_GROUPS
-    }
-    varying = [g for g in SETTING_GROUPS if _differing_keys(group_values[g])]
     for job in jobs:
+        values = job_values[job.path]
         names = {"agent": job.agent, "judge": job.judge}
         for role in names:
-            cfg = group_value(job.config, role)
-            if cfg is not None:
-                names[role] = _variant(names[role], cfg, role_values[role])
+            if (cfg := values[role]) is not None:
+                names[role] = _variant(names[role], cfg, differing[role])
         parts = []
         for group in varying:
-            value = group_value(job.config, group)
-            if value is not None:
+            if (value := values[group]) is not None:
                 prefix = "run" if group == "run" else f"{group}={value.get('name')}"
-                parts.append(_variant(prefix, value, group_values[group]))
+                parts.append(_variant(prefix, value, differing[group]))
         labels[job.path] = (" · ".join([names["agent"], *parts]), names["judge"])
     return labels
 
@@ -94,85 +108,72 @@ def _job_rule(job: Job) -> PassRuleConfig | None:
         return None
 
 
+_scenario_values = attrgetter(*_SCENARIO_FIELDS)
+_outcome_values = attrgetter(*_OUTCOME_FIELDS)
+_score_values = attrgetter(*_SCORE_FIELDS)
+_key_values = attrgetter(*_KEY_FIELDS)
+_time_values = attrgetter(*_TIME_FIELDS)
+_NO_SCORES = (None,) * len(_SCORE_FIELDS)
+
+
 def _row_record(
-    row: ResultRow, job: str, finished: bool, rule: PassRuleConfig | None, agent_label: str, judge_label: str
+    row: ResultRow, rule: PassRuleConfig | None, labels: tuple[str, str], job: tuple[str, bool]
 ) -> tuple[Any, ...]:
-    """The row's values in ``COLUMNS`` order (a tuple: 42,500 dicts would cost ~100 MB at paper scale)."""
-    scores = row.scores
-    usage = row.usage.values()
+    """The row's values in ``COLUMNS`` order (a tuple: 42,500 dicts would cost ~100 MB at paper scale);
+    ``labels`` and ``job`` are the job's (agent label, judge label) and (path, finished)."""
     if row.infra_error is not None:
         status = "infra_error"
     elif row.passed is None:
         status = "judge_error"
     else:
         status = "passed" if row.passed else "failed"
-    record: dict[str, Any] = {
-        "agent_label": agent_label,
-        "judge_label": judge_label,
-        "agent": row.agent,
-        "judge": row.judge,
-        "scenario_id": row.scenario_id,
-        "skill_id": row.skill_id,
-        "industry": row.industry,
-        "path": row.path,
-        "persona": row.persona,
-        "expected_outcome": row.expected_outcome,
-        "user_sim": row.user_sim,
-        "mock": row.mock,
-        "pass_rule": row.pass_rule,
-        "benchmark": row.benchmark,
-        "simulated": row.simulated,
-        "status": status,
-        "passed": row.passed,
-        "rule_passed": row.rule_passed,
-        "judge_error": row.judge_error,
-        "infra_error": row.infra_error,
-        "termination": row.termination,
-        "termination_detail": row.termination_detail,
-        "turns": row.turns,
-        "tool_calls": row.tool_calls,
-        "tool_errors": row.tool_errors,
-        "task_completion": scores.task_completion if scores else None,
-        "hallucinated_action": scores.hallucinated_action if scores else None,
-        "explanation": scores.explanation if scores else None,
-        "fail_reasons": list(row.fail_reasons),
-        # Hardness under the job's own pass rule (hard_checks), else each check's stored default.
-        "hard_failures": [
-            c.name for c in row.rule_checks if (rule.is_hard(c) if rule else c.hard) and not c.passed
-        ],
-        "rollout_key": row.rollout_key,
-        "verdict_key": row.verdict_key,
-        "cost_usd": sum(u.cost_usd for u in usage),
-        "prompt_tokens": sum(u.prompt_tokens for u in usage),
-        "completion_tokens": sum(u.completion_tokens for u in usage),
-        "rollout_s": row.rollout_s,
-        "judge_s": row.judge_s,
-        "job": job,
-        "job_finished": finished,
-    }
-    for dimension in DIMENSION_NAMES:
-        record[dimension] = getattr(scores, dimension) if scores else None
-    return tuple(map(record.__getitem__, COLUMNS))
+    cost: float = 0  # as sum() gives it: an int 0 when the row has no usage
+    prompt_tokens = completion_tokens = 0
+    for usage in row.usage.values():
+        cost += usage.cost_usd
+        prompt_tokens += usage.prompt_tokens
+        completion_tokens += usage.completion_tokens
+    # Hardness under the job's own pass rule (hard_checks), else each check's stored default.
+    hard_failures = [c.name for c in row.rule_checks if not c.passed and (rule.is_hard(c) if rule else c.hard)]
+    return (
+        *labels,
+        *_scenario_values(row),
+        status,
+        *_outcome_values(row),
+        *(_score_values(row.scores) if row.scores is not None else _NO_SCORES),
+        list(row.fail_reasons),
+        hard_failures,
+        *_key_values(row),
+        cost,
+        prompt_tokens,
+        completion_tokens,
+        *_time_values(row),
+        *job,
+    )
 
 
-def jobs_frame(jobs: list[Job], *, unfinished: bool = False, dedupe: bool = True) -> pd.DataFrame:
-    """Rows of the given jobs. Unfinished jobs' rows are left out unless ``unfinished``.
+def jobs_frame(
+    jobs: list[Job],
+    *,
+    unfinished: bool = False,
+    dedupe: bool = True,
+    labels: dict[Path, tuple[str, str]] | None = None,
+) -> pd.DataFrame:
+    """Rows of the given jobs. Unfinished jobs' rows are left out unless ``unfinished``; ``labels``:
+    ``job_labels(jobs)``, when the caller has it already.
 
     With ``dedupe``, a scenario present in several jobs of the same cell (a sweep re-run next to the
     interrupted one) keeps the row of the most recently finished job.
     """
-    labels = job_labels(jobs)
+    labels = labels if labels is not None else job_labels(jobs)
     ordered = sorted(jobs, key=lambda j: (j.finished, j.finished_at), reverse=True)
     records: list[tuple[Any, ...]] = []
     with paused_gc():  # one tuple and two lists per row, all alive until the frame holds them
         for job in ordered:
             if not job.finished and not unfinished:
                 continue
-            agent_label, judge_label = labels[job.path]
-            rule, name = _job_rule(job), str(job.path)
-            records.extend(
-                _row_record(row, name, job.finished, rule, agent_label, judge_label) for row in job.rows
-            )
+            rule, job_values = _job_rule(job), (str(job.path), job.finished)
+            records.extend(_row_record(row, rule, labels[job.path], job_values) for row in job.rows)
         frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
     if dedupe and not frame.empty:
         frame = frame.drop_duplicates(subset=["agent_label", "judge_label", "scenario_id"], keep="first")
