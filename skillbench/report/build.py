@@ -50,8 +50,9 @@ def _share(values: pd.Series) -> float | None:
     return float(known.astype(bool).mean()) if len(known) else None
 
 
-def _unit_ids(frame: pd.DataFrame) -> pd.Series:
-    """One id per transcript: agent label + scenario + rollout key (a missing key takes its group's key)."""
+def unit_ids(frame: pd.DataFrame) -> pd.Series:
+    """One id per transcript: agent label + scenario + rollout key (a missing key takes its group's key),
+    joined by "\\x1f", so ``anchor("tr", unit_id)`` names the transcript in the HTML page."""
     first = frame.groupby(["agent_label", "scenario_id"])["rollout_key"].transform("first")
     keys = frame["rollout_key"].fillna(first).fillna("")
     return frame["agent_label"] + "\x1f" + frame["scenario_id"] + "\x1f" + keys.astype(str)
@@ -540,17 +541,25 @@ def _rubric(frame: pd.DataFrame, order: list[str], judges: list[str]) -> list[Ru
     return rows
 
 
+def _verdict_matrix(frame: pd.DataFrame, judges: list[str]) -> np.ndarray:
+    """Transcripts × judges: 1 pass, 0 fail, -1 not judged (or no verdict); transcripts in id order."""
+    scored = frame[frame["passed"].notna()] if not frame.empty else frame
+    if scored.empty:
+        return np.full((0, len(judges)), -1, dtype=np.int8)
+    codes, units = pd.factorize(unit_ids(frame)[scored.index], sort=True)
+    column = scored["judge_label"].map({judge: i for i, judge in enumerate(judges)}).to_numpy(dtype=int)
+    matrix = np.full((len(units), len(judges)), -1, dtype=np.int8)
+    matrix[codes, column] = scored["passed"].astype(bool).to_numpy(dtype=np.int8)
+    return matrix
+
+
 def _agreement(frame: pd.DataFrame, judges: list[str]) -> tuple[list[JudgePair], PanelAgreement]:
-    verdicts: dict[str, dict[str, bool]] = {j: {} for j in judges}
-    if not frame.empty:
-        scored = frame[frame["passed"].notna()]
-        for judge, unit, passed in zip(
-            scored["judge_label"], _unit_ids(frame)[scored.index], scored["passed"], strict=True
-        ):
-            verdicts[judge][unit] = bool(passed)
+    matrix = _verdict_matrix(frame, judges)
+    judged = matrix >= 0
     pairs: list[JudgePair] = []
-    for a, b in itertools.combinations(judges, 2):
-        va, vb = stats.pair_overlap(verdicts[a], verdicts[b])
+    for a, b in itertools.combinations(range(len(judges)), 2):
+        shared = judged[:, a] & judged[:, b]
+        va, vb = matrix[shared, a].astype(bool).tolist(), matrix[shared, b].astype(bool).tolist()
         kappa = stats.cohen_kappa(va, vb)
         note = None
         if not va:
@@ -559,24 +568,19 @@ def _agreement(frame: pd.DataFrame, judges: list[str]) -> tuple[list[JudgePair],
             note = "undefined: both judges gave the same verdict to every shared transcript"
         pairs.append(
             JudgePair(
-                judge_a=a,
-                judge_b=b,
+                judge_a=judges[a],
+                judge_b=judges[b],
                 n=len(va),
                 agreement=stats.percent_agreement(va, vb),
                 kappa=kappa,
                 note=note,
             )
         )
-    units = sorted(set().union(*verdicts.values()), key=str) if verdicts else []
-    complete = [u for u in units if all(u in verdicts[j] for j in judges)]
-    fleiss = None
-    if len(judges) >= 2 and complete:
-        counts = np.array(
-            [[sum(verdicts[j][u] for j in judges), sum(not verdicts[j][u] for j in judges)] for u in complete]
-        )
-        fleiss = stats.fleiss_kappa(counts)
-    ratings = [[verdicts[j].get(u) for j in judges] for u in units]
-    alpha = stats.krippendorff_alpha_nominal(ratings) if len(judges) >= 2 else None
+    # Per transcript: how many judges passed it and how many failed it.
+    counts = np.column_stack([(matrix == 1).sum(axis=1), (matrix == 0).sum(axis=1)])
+    complete = judged.all(axis=1)
+    fleiss = stats.fleiss_kappa(counts[complete]) if len(judges) >= 2 and complete.any() else None
+    alpha = stats.krippendorff_alpha_nominal_counts(counts) if len(judges) >= 2 else None
     kappas = [p.kappa for p in pairs if p.kappa is not None]
     agreements = [p.agreement for p in pairs if p.agreement is not None]
     panel = PanelAgreement(
@@ -585,9 +589,9 @@ def _agreement(frame: pd.DataFrame, judges: list[str]) -> tuple[list[JudgePair],
         mean_kappa=_mean(kappas),
         pairs_with_kappa=len(kappas),
         fleiss_kappa=fleiss,
-        fleiss_items=len(complete) if len(judges) >= 2 else 0,
+        fleiss_items=int(complete.sum()) if len(judges) >= 2 else 0,
         krippendorff_alpha=alpha,
-        alpha_items=sum(sum(r is not None for r in rating) >= 2 for rating in ratings),
+        alpha_items=int((judged.sum(axis=1) >= 2).sum()),
     )
     return pairs, panel
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 
@@ -70,26 +70,40 @@ def krippendorff_alpha_nominal(units: Sequence[Sequence[Hashable | None]]) -> fl
     Units with fewer than two ratings are not pairable and are skipped. None when no pairable
     ratings remain or expected disagreement is zero (every rating the same value).
     """
-    coincidence: Counter[tuple[Hashable, Hashable]] = Counter()
+    categories: dict[Hashable, int] = {}
     for unit in units:
-        values = [v for v in unit if v is not None]
-        m = len(values)
-        if m < 2:
-            continue
-        for i, x in enumerate(values):
-            for j, y in enumerate(values):
-                if i != j:
-                    coincidence[(x, y)] += 1.0 / (m - 1)
-    total = sum(coincidence.values())
+        for value in unit:
+            if value is not None:
+                categories.setdefault(value, len(categories))
+    counts = np.zeros((len(units), len(categories)))
+    for row, unit in enumerate(units):
+        for value in unit:
+            if value is not None:
+                counts[row, categories[value]] += 1
+    return krippendorff_alpha_nominal_counts(counts)
+
+
+def krippendorff_alpha_nominal_counts(counts: np.ndarray) -> float | None:
+    """Krippendorff's α (nominal) from a units × categories matrix of how many raters gave each value.
+
+    The coincidence matrix is o[c, k] = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1) over the units with
+    m_u ≥ 2 ratings; α = 1 − D_o / D_e as in ``krippendorff_alpha_nominal``.
+    """
+    counts = np.asarray(counts, dtype=float)
+    if counts.ndim != 2 or counts.size == 0:
+        return None
+    raters = counts.sum(axis=1)
+    pairable = counts[raters >= 2]
+    if pairable.shape[0] == 0:
+        return None
+    weights = 1.0 / (pairable.sum(axis=1) - 1.0)
+    coincidence = (pairable * weights[:, None]).T @ pairable - np.diag((pairable * weights[:, None]).sum(axis=0))
+    total = float(coincidence.sum())
     if total == 0:
         return None
-    marginals: Counter[Hashable] = Counter()
-    for (x, _), weight in coincidence.items():
-        marginals[x] += weight
-    observed = sum(w for (x, y), w in coincidence.items() if x != y) / total
-    expected = sum(marginals[x] * marginals[y] for x in marginals for y in marginals if x != y) / (
-        total * (total - 1)
-    )
+    marginals = coincidence.sum(axis=1)
+    observed = float(coincidence.sum() - np.trace(coincidence)) / total
+    expected = float(marginals.sum() ** 2 - (marginals**2).sum()) / (total * (total - 1))
     if expected == 0:
         return None
     return 1.0 - observed / expected
@@ -174,11 +188,3 @@ def ratio_draws_many(weights: np.ndarray, numerators: np.ndarray, denominators: 
     den = (weights @ denominators).T
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-
-
-def pair_overlap(
-    first: Mapping[Hashable, bool], second: Mapping[Hashable, bool]
-) -> tuple[list[bool], list[bool]]:
-    """Verdicts of two judges on the items both judged, in a stable order."""
-    shared = sorted(set(first) & set(second), key=str)
-    return [first[k] for k in shared], [second[k] for k in shared]

@@ -58,7 +58,6 @@ def test_cohen_kappa_zero_variance_is_undefined_not_one() -> None:
 def test_empty_overlap_gives_none() -> None:
     assert stats.cohen_kappa([], []) is None
     assert stats.percent_agreement([], []) is None
-    assert stats.pair_overlap({"x": True}, {"y": False}) == ([], [])
 
 
 def test_fleiss_kappa_wikipedia_example() -> None:
@@ -109,6 +108,35 @@ def test_krippendorff_alpha_degenerate() -> None:
     assert stats.krippendorff_alpha_nominal([[True, True], [True, True]]) is None  # no variance
     assert stats.krippendorff_alpha_nominal([[True], [False, None]]) is None  # nothing pairable
     assert stats.krippendorff_alpha_nominal([[True, True], [False, False]]) == pytest.approx(1.0)
+
+
+def _alpha_pair_by_pair(units: list[list[object]]) -> float:
+    """Krippendorff's α (nominal) by its definition: every ordered pair of ratings within a unit."""
+    pairs: list[tuple[object, object, float]] = []
+    for unit in units:
+        values = [v for v in unit if v is not None]
+        pairs += [(x, y, 1 / (len(values) - 1)) for i, x in enumerate(values) for j, y in enumerate(values) if i != j]
+    total = sum(w for *_, w in pairs)
+    marginal: dict[object, float] = {}
+    for x, _, w in pairs:
+        marginal[x] = marginal.get(x, 0.0) + w
+    observed = sum(w for x, y, w in pairs if x != y) / total
+    expected = sum(marginal[x] * marginal[y] for x in marginal for y in marginal if x != y) / (total * (total - 1))
+    return 1 - observed / expected
+
+
+def test_krippendorff_alpha_counts_equal_the_pairwise_definition() -> None:
+    """The report computes α from a transcripts × verdicts count matrix; on random panels with missing
+    ratings it equals α counted pair by pair, and the list form gives the same."""
+    rng = np.random.default_rng(7)
+    for raters, categories in ((2, 2), (5, 2), (4, 3)):
+        ratings = rng.integers(0, categories, size=(300, raters)).astype(object)
+        ratings[rng.random(ratings.shape) < 0.25] = None
+        units = [list(unit) for unit in ratings]
+        counts = np.array([[unit.count(c) for c in range(categories)] for unit in units])
+        expected = _alpha_pair_by_pair(units)
+        assert stats.krippendorff_alpha_nominal_counts(counts) == pytest.approx(expected, rel=1e-12)
+        assert stats.krippendorff_alpha_nominal(units) == pytest.approx(expected, rel=1e-12)
 
 
 def test_kendall_tau_matches_scipy_and_degenerate_cases() -> None:
