@@ -60,15 +60,15 @@ class TranscriptFinder:
         if store is None:
             tried = ", ".join(str(c) for c in self._candidates.get(job_path, [])[:3])
             return None, f"rollout {key} not found in the artifact store (tried {tried})"
-        path = store.path(ROLLOUTS_DIR, key)
         try:
-            text = path.read_text()
+            data = store.read(ROLLOUTS_DIR, key)
         except OSError as exc:
-            return None, f"{path}: unreadable ({exc})"
+            return None, f"{store.location(ROLLOUTS_DIR, key)}: unreadable ({exc})"
         try:
-            return Rollout.model_validate_json(text), None
+            return Rollout.model_validate_json(data), None
         except ValidationError:
+            path = store.location(ROLLOUTS_DIR, key)
             try:
-                return json.loads(text), f"{path}: does not match the current Rollout format; shown raw"
-            except json.JSONDecodeError as exc:
+                return json.loads(data), f"{path}: does not match the current Rollout format; shown raw"
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 return None, f"{path}: not JSON ({exc})"
