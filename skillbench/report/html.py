@@ -12,13 +12,15 @@ a few thousand nodes, so it opens at once.
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import hashlib
 import itertools
 import json
 import re
 from collections.abc import Callable, Iterable
-from html import escape
+from html import escape, unescape
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,7 @@ import pandas as pd
 from skillbench.core.records import Rollout
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
-from skillbench.report.build import ReportContext
+from skillbench.report.build import ReportContext, unit_ids
 from skillbench.report.jobs import Job
 from skillbench.report.model import Cell, Report
 from skillbench.report.tables import DIMENSION_HEADERS, Table, all_tables, looks_numeric
@@ -57,15 +59,18 @@ article.transcript:target,div.cell:target{outline:3px solid #4a7bd0}
 # Above this many scenario rows in all cells, the cell tables are embedded compressed (see the module doc).
 INLINE_CELL_ROWS = 5000
 
-# Decodes embedded chunks on demand: a gzip chunk (base64 in a <script type="application/gzip">) is
-# gunzipped with the browser's DecompressionStream and parsed once, then kept. The URL's fragment opens
-# what it names: #tr-... shows that transcript in #transcript-view; #cell-... fills that cell's table
-# (when the cells are embedded compressed), as does the cell's "show" button.
+# Decodes embedded chunks on demand: a gzip chunk (base64 in a <script type="application/gzip">) holds
+# one <div data-entry="ID">HTML</div> per entry; the browser gunzips it with DecompressionStream and parses
+# it once, then keeps it. The URL's fragment opens what it names: #tr-... shows that transcript in
+# #transcript-view; #cell-... fills that cell's table (when the cells are embedded compressed), as does
+# the cell's "show" button.
 PAGE_JS = """
 (()=>{const cache={};const index=n=>{const e=document.getElementById(n);return e?JSON.parse(e.textContent):{};};
 const tr=index('tr-index'),cells=index('cell-index');
 function chunk(kind,n){const k=kind+n;if(!cache[k]){const b=Uint8Array.from(atob(document.getElementById(kind+'-chunk-'+n).textContent),c=>c.charCodeAt(0));
-cache[k]=new Response(new Blob([b]).stream().pipeThrough(new DecompressionStream('gzip'))).json();}return cache[k];}
+cache[k]=new Response(new Blob([b]).stream().pipeThrough(new DecompressionStream('gzip'))).text().then(t=>{
+const tpl=document.createElement('template');tpl.innerHTML=t;const m={};
+for(const e of tpl.content.children)m[e.dataset.entry]=e.innerHTML;return m;});}return cache[k];}
 async function fill(id){const el=document.getElementById(id);if(!el||el.dataset.loaded)return;
 const rows=(await chunk('cell',cells[id]))[id];if(el.dataset.loaded)return;el.dataset.loaded='1';
 el.querySelector('.cell-rows').innerHTML=rows;const b=el.querySelector('button');if(b)b.remove();}
@@ -78,11 +83,23 @@ window.addEventListener('hashchange',show);show();})();
 """
 
 
-def _gzip_json(value: dict[str, str]) -> str:
-    """Base64 of the gzipped JSON (mtime=0: equal reports give byte-identical pages)."""
+def _gzip_entries(entries: dict[str, str]) -> str:
+    """Base64 of the gzipped entries, each ``<div data-entry="id">html</div>`` (HTML, not JSON: nothing
+    to escape; mtime=0: equal reports give byte-identical pages)."""
+    text = "".join(f'<div data-entry="{escape(key)}">{html}</div>' for key, html in entries.items())
     # Level 3: at paper scale 0.13 s for 34 MB of articles (level 6: 0.34 s) for a page 1 MB larger.
-    data = gzip.compress(json.dumps(value, ensure_ascii=False).encode("utf-8"), compresslevel=3, mtime=0)
-    return base64.b64encode(data).decode()
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=3, mtime=0)).decode()
+
+
+_ENTRY = re.compile(r'<div data-entry="([^"]*)">')
+
+
+def _split_entries(text: str) -> dict[str, str]:
+    """``_gzip_entries``'s text back into {id: html}: our entries' HTML never holds the marker, since
+    every text in it is escaped."""
+    starts = list(_ENTRY.finditer(text))
+    ends = [m.start() for m in starts[1:]] + [len(text)]
+    return {unescape(m.group(1)): text[m.end() : end - len("</div>")] for m, end in zip(starts, ends, strict=True)}
 
 
 def _chunks(kind: str, groups: Iterable[tuple[str, dict[str, str]]]) -> tuple[dict[str, int], list[str]]:
@@ -94,7 +111,7 @@ def _chunks(kind: str, groups: Iterable[tuple[str, dict[str, str]]]) -> tuple[di
         index.update(dict.fromkeys(articles, number))
         blobs.append(
             f'<script type="application/gzip" id="{kind}-chunk-{number}" data-agent="{escape(agent)}">'
-            f"{_gzip_json(articles)}</script>"
+            f"{_gzip_entries(articles)}</script>"
         )
     return index, blobs
 
@@ -102,6 +119,11 @@ def _chunks(kind: str, groups: Iterable[tuple[str, dict[str, str]]]) -> tuple[di
 def _index_script(kind: str, index: dict[str, int]) -> str:
     text = json.dumps(index).replace("</", "<\\/")  # ids are hex, but never let data close the script
     return f'<script type="application/json" id="{kind}-index">{text}</script>'
+
+
+# Names, ids and kinds repeat across thousands of transcripts: escaped once each (bounded, so a long-lived
+# process that renders many reports holds at most this many).
+_label = functools.lru_cache(maxsize=8192)(escape)
 
 
 def anchor(prefix: str, *parts: str) -> str:
@@ -219,6 +241,10 @@ _JUDGES_HEAD = (
 )  # the same for every transcript (8,500 of them at paper scale)
 
 
+_dimension_values = attrgetter(*DIMENSION_NAMES)
+_DIMENSION_CELLS = '<td class="num">{}</td>' * len(DIMENSION_NAMES)
+
+
 def _judges(rows: list[ResultRow]) -> str:
     body = []
     for row in rows:
@@ -226,14 +252,14 @@ def _judges(rows: list[ResultRow]) -> str:
         if s is None:
             why = row.judge_error or row.infra_error or "no scores"
             body.append(
-                f"<tr><td>{escape(row.judge)}</td><td>{_verdict(row.passed)}</td><td colspan='{len(DIMENSION_NAMES) + 3}'>{escape(why)}</td></tr>"
+                f"<tr><td>{_label(row.judge)}</td><td>{_verdict(row.passed)}</td><td colspan='{len(DIMENSION_NAMES) + 3}'>{escape(why)}</td></tr>"
             )
             continue
-        dims = "".join(f'<td class="num">{getattr(s, d)}</td>' for d in DIMENSION_NAMES)
-        reasons = "; ".join(row.fail_reasons)
+        dims = _DIMENSION_CELLS.format(*_dimension_values(s))
+        reasons = _label("; ".join(row.fail_reasons))
         body.append(
-            f"<tr><td>{escape(row.judge)}</td><td>{_verdict(row.passed)}</td><td>{escape(s.task_completion)}</td>{dims}"
-            f"<td>{'yes' if s.hallucinated_action else 'no'}</td><td>{escape(reasons)}</td></tr>"
+            f"<tr><td>{_label(row.judge)}</td><td>{_verdict(row.passed)}</td><td>{_label(s.task_completion)}</td>{dims}"
+            f"<td>{'yes' if s.hallucinated_action else 'no'}</td><td>{reasons}</td></tr>"
             f"<tr><td></td><td colspan='{len(DIMENSION_NAMES) + 4}' class='expl'>{escape(s.explanation)}</td></tr>"
         )
     return f"{_JUDGES_HEAD}{''.join(body)}</table>"
@@ -279,9 +305,9 @@ def _transcript(unit_id: str, agent: str, rows: list[ResultRow], finder: Transcr
     rollout, problem = finder.load(job, first.rollout_key)
     body = [
         f'<article class="transcript" id="{unit_id}">',
-        f"<h3>{escape(agent)} — {escape(first.scenario_id)}</h3>",
-        f'<p class="foot">skill {escape(first.skill_id)} · path {escape(first.path)} · persona {escape(first.persona)} · '
-        f"expected {escape(first.expected_outcome)} · ended {escape(first.termination)} after {first.turns} turn(s) · "
+        f"<h3>{_label(agent)} — {_label(first.scenario_id)}</h3>",
+        f'<p class="foot">skill {_label(first.skill_id)} · path {_label(first.path)} · persona {_label(first.persona)} · '
+        f"expected {_label(first.expected_outcome)} · ended {_label(first.termination)} after {first.turns} turn(s) · "
         f"{first.tool_calls} tool call(s), {first.tool_errors} error(s) · rollout {escape(first.rollout_key or '—')}</p>",
     ]
     if first.infra_error:
@@ -326,7 +352,7 @@ def _decode(kind: str, page: str) -> dict[str, str]:
     for blob in re.findall(
         rf'<script type="application/gzip" id="{kind}-chunk-\d+"[^>]*>([^<]*)</script>', page
     ):
-        found.update(json.loads(gzip.decompress(base64.b64decode(blob))))
+        found.update(_split_entries(gzip.decompress(base64.b64decode(blob)).decode("utf-8")))
     return found
 
 
@@ -439,14 +465,12 @@ def render_html(
     # One transcript per agent × rollout, shared by every judge that scored it.
     units: dict[str, tuple[str, Path, list[ResultRow]]] = {}
     cells: dict[tuple[str, str], list[tuple[ResultRow, str]]] = {}
-    first_key = frame.groupby(["agent_label", "scenario_id"])["rollout_key"].transform("first")
-    unit_keys = frame["rollout_key"].fillna(first_key).fillna("")
+    unit_anchors: dict[str, str] = {}  # each transcript's anchor, hashed once (not once per judge)
     job_paths: dict[str, Path] = {}
-    for agent, judge, job, scenario, key in zip(
-        frame["agent_label"], frame["judge_label"], frame["job"], frame["scenario_id"], unit_keys, strict=True
-    ):
+    columns = (frame[c].tolist() for c in ("agent_label", "judge_label", "job", "scenario_id"))  # fast to iterate
+    for agent, judge, job, scenario, unit in zip(*columns, unit_ids(frame).tolist(), strict=True):
         row = rows_by_key[(job, scenario)]
-        unit_id = anchor("tr", agent, scenario, key)
+        unit_id = unit_anchors.get(unit) or unit_anchors.setdefault(unit, anchor("tr", unit))
         if job not in job_paths:
             job_paths[job] = Path(job)
         units.setdefault(unit_id, (agent, job_paths[job], []))[2].append(row)
