@@ -38,6 +38,17 @@ DEFAULT_LEVEL = 0.95
 _TIE = 1e-12
 
 
+class _CellTallies(TypedDict):
+    """Per agent × judge cell (in ``_cell_parts`` order): counts of the frame's rows."""
+
+    scenarios: np.ndarray
+    scored: np.ndarray
+    passed: np.ndarray
+    judge_errors: np.ndarray
+    infra_errors: np.ndarray
+    model_errors: np.ndarray
+
+
 def _nanmean(values: np.ndarray, axis: int) -> np.ndarray:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice is a legitimate "no data" here
@@ -193,43 +204,61 @@ class ReportContext:
 
     @cached_property
     def _cell_parts(self) -> tuple[list[Cell], dict[tuple[str, str], np.ndarray]]:
-        # Only the columns a cell reads: splitting the whole frame 85 ways would copy all of it.
-        frame = self.frame[["agent_label", "judge_label", "scenario_id", "passed", "status", "termination"]]
-        groups = dict(list(frame.groupby(["agent_label", "judge_label"]))) if not frame.empty else {}
-        cells: list[Cell] = []
-        scored: list[tuple[Cell, pd.DataFrame]] = []
-        for agent, judge in itertools.product(self.agents_seen, self.judges):
-            rows = groups.get((agent, judge))
-            cell = self._cell(agent, judge, rows)
-            cells.append(cell)
-            if cell.pass_rate is not None and rows is not None:
-                scored.append((cell, rows))
-        # Every cell's bootstrap in one matrix product (one per cell was most of the report's CPU).
+        frame = self.frame
+        keys = list(itertools.product(self.agents_seen, self.judges))
+        # Each row's cell and scenario as integer codes: every count below is one bincount over them.
+        cell_of = {key: i for i, key in enumerate(keys)}
+        labels = zip(frame["agent_label"].tolist(), frame["judge_label"].tolist(), strict=True)
+        code = np.array([cell_of[key] for key in labels], dtype=int)
+        position = frame["scenario_id"].map(self._position).to_numpy(dtype=int)
+        known = frame["passed"].notna().to_numpy(dtype=bool)
+        passed = frame["passed"].fillna(False).to_numpy(dtype=bool)
+
+        def per_cell(rows: np.ndarray | None = None) -> np.ndarray:
+            return np.bincount(code, weights=None if rows is None else rows.astype(float), minlength=len(keys))
+
+        tallies = _CellTallies(
+            scenarios=per_cell(),
+            scored=per_cell(known),
+            passed=per_cell(passed),
+            judge_errors=per_cell((frame["status"] == "judge_error").to_numpy(dtype=bool)),
+            infra_errors=per_cell((frame["status"] == "infra_error").to_numpy(dtype=bool)),
+            model_errors=per_cell((frame["termination"] == "model_error").to_numpy(dtype=bool)),
+        )
+        cells = [self._cell(agent, judge, tallies, i) for i, (agent, judge) in enumerate(keys)]
+        # Every cell's bootstrap in one matrix product (one per cell was most of the report's CPU): per
+        # scenario and scored cell, how many verdicts are known and how many of them pass.
+        scored = [i for i, cell in enumerate(cells) if cell.pass_rate is not None]
+        column = np.full(len(keys), -1)
+        column[scored] = np.arange(len(scored))
+        take = known & (column[code] >= 0)
+        numerators, denominators = np.zeros((2, len(self.scenario_ids), len(scored)))
+        np.add.at(denominators, (position[take], column[code[take]]), 1.0)
+        np.add.at(numerators, (position[take], column[code[take]]), passed[take].astype(float))
         draws: dict[tuple[str, str], np.ndarray] = {}
-        for (cell, _), cell_draws in zip(
-            scored, self._rate_draws_many([(rows, "passed") for _, rows in scored]), strict=True
-        ):
-            cell.ci_low, cell.ci_high = stats.percentile_ci(cell_draws, self.level)
-            draws[(cell.agent, cell.judge)] = cell_draws
+        for i, cell_draws in zip(scored, stats.ratio_draws_many(self.weights, numerators, denominators), strict=True):
+            cells[i].ci_low, cells[i].ci_high = stats.percentile_ci(cell_draws, self.level)
+            draws[keys[i]] = cell_draws
         return cells, draws
 
-    def _cell(self, agent: str, judge: str, rows: pd.DataFrame | None) -> Cell:
-        """The cell's counts and rate (its CI is filled in by ``_cell_parts``)."""
+    def _cell(self, agent: str, judge: str, tallies: _CellTallies, i: int) -> Cell:
+        """The cell's counts and rate (its CI is filled in by ``_cell_parts``); ``i``: its column of ``tallies``."""
         cell_jobs = [j for j in self.jobs if self.labels[j.path] == (agent, judge)]
         paths = [str(j.path) for j in cell_jobs]
         finished = [j for j in cell_jobs if j.finished]
-        if rows is not None and finished:
-            rate = _share(rows["passed"])
+        if tallies["scenarios"][i] and finished:
+            scored, passed = int(tallies["scored"][i]), int(tallies["passed"][i])
+            rate = passed / scored if scored else None
             cell = Cell(
                 agent=agent,
                 judge=judge,
                 status="ok" if rate is not None else "no_verdicts",
-                scenarios=len(rows),
-                scored=int(rows["passed"].notna().sum()),
-                passed=int(rows["passed"].sum()),
-                judge_errors=int((rows["status"] == "judge_error").sum()),
-                infra_errors=int((rows["status"] == "infra_error").sum()),
-                model_errors=int((rows["termination"] == "model_error").sum()),
+                scenarios=int(tallies["scenarios"][i]),
+                scored=scored,
+                passed=passed,
+                judge_errors=int(tallies["judge_errors"][i]),
+                infra_errors=int(tallies["infra_errors"][i]),
+                model_errors=int(tallies["model_errors"][i]),
                 pass_rate=rate,
                 jobs=paths,
             )
