@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,8 @@ _score_values = attrgetter(*_SCORE_FIELDS)
 _key_values = attrgetter(*_KEY_FIELDS)
 _time_values = attrgetter(*_TIME_FIELDS)
 _NO_SCORES = (None,) * len(_SCORE_FIELDS)
+# The frame's order: agent label, judge label, scenario.
+_cell_scenario = itemgetter(*(COLUMNS.index(c) for c in ("agent_label", "judge_label", "scenario_id")))
 
 
 def _row_record(
@@ -174,10 +177,11 @@ def jobs_frame(
                 continue
             rule, job_values = _job_rule(job), (str(job.path), job.finished)
             records.extend(_row_record(row, rule, labels[job.path], job_values) for row in job.rows)
+        records.sort(key=_cell_scenario)  # stable: a cell's rows of one scenario stay newest job first
+        if dedupe:
+            records = [next(same) for _, same in itertools.groupby(records, key=_cell_scenario)]
         frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
-    if dedupe and not frame.empty:
-        frame = frame.drop_duplicates(subset=["agent_label", "judge_label", "scenario_id"], keep="first")
-    frame = frame.astype(
+    return frame.astype(
         {
             "passed": "boolean",
             "rule_passed": "boolean",
@@ -186,9 +190,6 @@ def jobs_frame(
             "job_finished": "boolean",
             **dict.fromkeys(DIMENSION_NAMES, "Int64"),
         }
-    )
-    return frame.sort_values(["agent_label", "judge_label", "scenario_id"], kind="stable").reset_index(
-        drop=True
     )
 
 

@@ -10,11 +10,20 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from skillbench.engine.results import SUMMARY_FILE, JobSummary
+from skillbench.engine.results import SUMMARY_FILE, JobSummary, ResultRow
 from skillbench.report import build_report, load_jobs, load_results
-from skillbench.report.frame import COLUMNS
+from skillbench.report.frame import COLUMNS, jobs_frame
 
-from .conftest import AGENT_SKILL, JUDGE_BIAS, preset, write_sweep
+from .conftest import (
+    AGENT_SKILL,
+    JUDGE_BIAS,
+    make_row,
+    preset,
+    run_config,
+    write_job,
+    write_rollouts,
+    write_sweep,
+)
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +171,27 @@ def test_several_sweeps_and_duplicates(tmp_path: Path) -> None:
     assert report.cell("sim_sloppy", "sim_lenient").status == "missing"
     # A folder of sweeps works too.
     assert len(load_jobs([tmp_path])) == 3 + 2
+
+
+def test_a_scenario_in_two_jobs_of_one_cell_keeps_the_newer_jobs_row(tmp_path: Path) -> None:
+    """A re-run next to an earlier run of the same cell: each scenario counts once, from the job that
+    finished last, whichever order the folders are found in."""
+    store = tmp_path / "store"
+    config = run_config("sim_careful", "sim_balanced", store, preset("paper"))
+    scenarios = [f"happy_path_{i:03d}" for i in range(4)]
+    write_rollouts(store, "sim_careful", scenarios)
+
+    def rows(passed: bool, names: list[str]) -> list[ResultRow]:
+        made = [make_row("sim_careful", "sim_balanced", n, rule=preset("paper"), scores=None) for n in names]
+        return [row.model_copy(update={"passed": passed}) for row in made]
+
+    newer = write_job(tmp_path / "a_newer", config, rows(True, scenarios[:3]), finished_at="2026-01-02T00:00:00+00:00")
+    older = write_job(tmp_path / "b_older", config, rows(False, scenarios), finished_at="2026-01-01T00:00:00+00:00")
+    for order in ([newer, older], [older, newer]):
+        frame = jobs_frame(load_jobs(order))
+        assert frame["scenario_id"].tolist() == scenarios  # sorted, each once
+        assert frame["job"].tolist() == [str(newer)] * 3 + [str(older)]
+        assert frame["passed"].tolist() == [True, True, True, False]
 
 
 def test_differing_settings_get_separate_labels(tmp_path: Path) -> None:
