@@ -220,7 +220,7 @@ def _rule_checks(row: ResultRow) -> str:
     if not row.rule_checks:
         return '<p class="foot">No rule checks recorded.</p>'
     lines = "".join(
-        f"<tr><td>{escape(c.name)}</td><td>{'passed' if c.passed else 'FAILED'}</td><td>{'hard' if c.hard else 'soft'}</td><td>{escape(c.detail)}</td></tr>"
+        f"<tr><td>{_label(c.name)}</td><td>{'passed' if c.passed else 'FAILED'}</td><td>{'hard' if c.hard else 'soft'}</td><td>{_label(c.detail)}</td></tr>"
         for c in row.rule_checks
     )
     rule = {True: "passes", False: "fails", None: "n/a (infra error)"}[row.rule_passed]
@@ -374,8 +374,8 @@ def _cell_rows(entries: list[tuple[ResultRow, str]], transcripts: bool) -> str:
         if row.termination == "model_error":
             why = f"model error: {row.termination_detail}; {why}"
         lines.append(
-            f"<tr><td>{escape(row.scenario_id)}</td><td>{escape(row.path)}</td><td>{_verdict(row.passed)}</td>"
-            f"<td>{escape(why)}</td><td>{link}</td></tr>"
+            f"<tr><td>{_label(row.scenario_id)}</td><td>{_label(row.path)}</td><td>{_verdict(row.passed)}</td>"
+            f"<td>{_label(why)}</td><td>{link}</td></tr>"
         )
     return (
         "<table><tr><th>Scenario</th><th>Path</th><th>Verdict</th><th>Reasons</th><th></th></tr>"
