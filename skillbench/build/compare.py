@@ -30,6 +30,7 @@ from skillbench.build.records import Workflow
 from skillbench.build.represent import collapse, similarity
 from skillbench.config import validate_config
 from skillbench.core.errors import ConfigError
+from skillbench.core.jsonl import json_lines
 from skillbench.engine.job import run_job_async
 from skillbench.engine.results import RESULTS_FILE, ResultRow
 from skillbench.store.artifacts import write_json_atomic
@@ -162,7 +163,7 @@ def compare(mined: Mapping[str, Workflow], gold: Mapping[str, Workflow], work: P
             if say:
                 say(f"e2e: {side} benchmark, agent {agent} -> {job}")
             asyncio.run(run_job_async(cfg, job, label=f"{side} {agent}: "))
-            rows = [ResultRow.model_validate_json(line) for line in (job / RESULTS_FILE).read_text().splitlines() if line]
+            rows = [ResultRow.model_validate_json(line) for line in json_lines((job / RESULTS_FILE).read_bytes()) if line.strip()]
             rates[side][agent], rows_per_task[side] = pass_rates(rows, NAME)
             scored = [r.passed for r in rows if r.passed is not None]
             overall[side][agent] = sum(scored) / len(scored) if scored else None

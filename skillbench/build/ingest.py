@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from skillbench.build.records import Conversation, ConversationMeta, ToolUse, Turn
 from skillbench.core.errors import SkillbenchError
+from skillbench.core.jsonl import json_lines
 from skillbench.core.registry import Registry
 
 Reader = Callable[[Path, dict[str, Any]], Iterator[Conversation]]
@@ -34,7 +35,7 @@ def read_jsonl(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
         raise IngestError(f"ingest.path: {path} holds no *.jsonl file. Fix: point ingest.path at a .jsonl file or a folder "
                           f"of them (or pick the reader that fits: ingest=star, ingest=abcd).")
     for file in files:
-        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        for number, line in enumerate(json_lines(file.read_text(encoding="utf-8")), start=1):
             if not line.strip():
                 continue
             try:

@@ -49,6 +49,7 @@ from skillbench.build.skillwriter import (
     tool_name,
 )
 from skillbench.core.errors import SkillbenchError
+from skillbench.core.jsonl import json_lines
 from skillbench.models.client import ClientPool
 from skillbench.models.lazy import LazyClient
 from skillbench.store import ArtifactStore, content_hash
@@ -129,7 +130,7 @@ class Build:
         if not path.is_file():
             raise BuildError(f"{path}: missing; the {stage} stage has not run. Fix: run `skillbench build "
                              f"stage={stage} out={self.out}` (or stage=all) first.")
-        return [model.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        return [model.model_validate_json(line) for line in json_lines(path.read_bytes()) if line.strip()]
 
     def summary(self) -> Summary:
         return read_summary(self.out)

@@ -21,6 +21,7 @@ from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Persona, Scenario, Skill, WorkflowStep
 from skillbench.config import RunConfig
 from skillbench.core.errors import ConfigError
+from skillbench.core.jsonl import json_lines
 from skillbench.core.records import (
     OUTCOMES,
     ExpectedOutcome,
@@ -337,7 +338,7 @@ def read_records(path: Path) -> list[tuple[str, int, Any | RecordError]]:
             return [("1", 1, RecordError("file: a .json file must hold a list of conversations"))]
         return [(f"item {number}", number, item) for number, item in enumerate(data, start=1)]
     out: list[tuple[str, int, Any | RecordError]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(json_lines(text), start=1):
         if not line.strip():
             continue
         try:
@@ -431,7 +432,7 @@ def load_imported(run_dir: Path) -> list[tuple[Imported, ResultRow]]:
     root = Path(str((json.loads(config.read_text(encoding="utf-8")).get("store") or {}).get("root") or "outputs/store"))
     store = ArtifactStore(root)
     out: list[tuple[Imported, ResultRow]] = []
-    for number, line in enumerate(results.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(json_lines(results.read_bytes()), start=1):
         row = ResultRow.model_validate_json(line)
         if row.user_sim != IMPORTED:  # a job of skillbench itself: its rollouts have no import context and no human labels
             raise ConfigError(

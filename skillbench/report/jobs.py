@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 from skillbench.config.schema import RunConfig
 from skillbench.core.collector import paused_gc
 from skillbench.core.errors import SkillbenchError
+from skillbench.core.jsonl import json_lines
 from skillbench.engine.results import (
     CONFIG_FILE,
     JOB_ERROR_FILE,
@@ -196,7 +197,7 @@ def load_job(path: Path) -> Job:
     shared: dict[frozenset[str], set[str]] = {}
     results = path / RESULTS_FILE
     if results.exists():
-        lines = results.read_text().splitlines()
+        lines = json_lines(results.read_bytes())  # bytes: validated as they are, never decoded twice
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue

@@ -194,6 +194,19 @@ def test_a_scenario_in_two_jobs_of_one_cell_keeps_the_newer_jobs_row(tmp_path: P
         assert frame["passed"].tolist() == [True, True, True, False]
 
 
+def test_a_judge_explanation_holding_unicode_line_separators_reads_back_whole(tmp_path: Path) -> None:
+    """JSON writes U+2028, U+2029 and U+0085 raw; a reader splitting lines at them would call the job unreadable."""
+    explanation = "Verified the caller.\u2028Then changed the booking.\u2029Confirmed\x85done."
+
+    def hook(agent: str, judge: str, scenario: str, row: ResultRow) -> ResultRow:
+        return row.model_copy(update={"scores": row.scores.model_copy(update={"explanation": explanation})})
+
+    sweep = write_sweep(tmp_path, agents=["sim_careful"], judges=["sim_balanced"], scenarios=3, hook=hook)
+    (job,) = load_jobs([sweep])
+    assert job.status == "finished" and job.problems == []
+    assert [row.scores.explanation for row in job.rows] == [explanation] * 3
+
+
 def test_differing_settings_get_separate_labels(tmp_path: Path) -> None:
     paper = write_sweep(tmp_path, agents=["sim_careful"], judges=["sim_balanced"], scenarios=5, stamp="p")
     strict = write_sweep(
