@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
-import itertools
 import os
 import re
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -151,27 +150,32 @@ class _CsvQuoter:
         return self._buffer.getvalue()[:-2]
 
 
-def csv_columns(frame: pd.DataFrame) -> list[list[str]]:
-    """Every column of the row frame as its CSV fields: the text ``frame.to_csv(index=False)`` writes
+def _csv_fields(series: pd.Series, formatted: dict[Any, str] | None) -> list[str]:
+    """One column's values as CSV fields; ``formatted``: the column's value → field cache (None for floats)."""
+    values = series.to_numpy(dtype=object, na_value=None).tolist() if series.hasnans else series.tolist()
+    if series.name in LIST_COLUMNS:
+        values = ["; ".join(items) for items in values]
+    if formatted is None:  # floats are not cached by value: -0.0 == 0.0, but they print differently
+        return ["" if v is None else str(v) for v in values]
+    return [formatted[value] for value in values]
+
+
+def csv_text(frame: pd.DataFrame, rows_per_chunk: int = _CSV_CHUNK_ROWS) -> Iterator[str]:
+    """The row frame as CSV text, chunk by chunk of rows: the text ``frame.to_csv(index=False)`` writes
     (NA as an empty field, numbers and booleans as ``str`` gives them), list columns joined with "; ".
 
-    Column by column, each distinct value formatted once: most of the paper-scale rows.csv's 1.9 M
-    fields repeat (labels, skills, scores), so this is several times faster than pandas' writer.
+    Column by column, each distinct value formatted once (a cache per column, kept across chunks): most
+    of the paper-scale rows.csv's 1.9 M fields repeat (labels, skills, scores), so this is several times
+    faster than pandas' writer. Only one chunk's fields are held at a time.
     """
     quote = _CsvQuoter()
-    columns: list[list[str]] = []
-    for name in frame.columns:
-        series = frame[name]
-        values = series.to_numpy(dtype=object, na_value=None).tolist() if series.hasnans else series.tolist()
-        if name in LIST_COLUMNS:
-            values = ["; ".join(items) for items in values]
-        if pd.api.types.is_float_dtype(series.dtype):
-            # Not cached by value: -0.0 == 0.0, but they print differently.
-            columns.append(["" if v is None else str(v) for v in values])
-            continue
-        formatted = _Formatted(quote)  # a column holds one type (or None), so no True == 1 clash
-        columns.append([formatted[value] for value in values])
-    return columns
+    yield ",".join(quote(str(name)) for name in frame.columns) + "\n"
+    # A column holds one type (or None), so no True == 1 clash in its cache.
+    caches = [None if pd.api.types.is_float_dtype(frame[c].dtype) else _Formatted(quote) for c in frame.columns]
+    for start in range(0, len(frame), rows_per_chunk):
+        part = frame.iloc[start : start + rows_per_chunk]
+        columns = [_csv_fields(part[c], cache) for c, cache in zip(frame.columns, caches, strict=True)]
+        yield "\n".join(map(",".join, zip(*columns, strict=True))) + "\n"
 
 
 class _Formatted(dict[Any, str]):
@@ -187,18 +191,8 @@ class _Formatted(dict[Any, str]):
 
 
 def _write_rows_csv(path: Path, frame: pd.DataFrame) -> None:
-    """rows.csv, its text written in chunks of rows (at paper scale ~25 MB: never held as one string;
-    the fields are, column by column, mostly references to the few distinct strings)."""
-    quote = _CsvQuoter()
-    header = ",".join(quote(str(name)) for name in frame.columns)
-    rows = zip(*csv_columns(frame), strict=True)
-
-    def write(handle: BinaryIO) -> None:
-        handle.write(f"{header}\n".encode())
-        while chunk := list(itertools.islice(rows, _CSV_CHUNK_ROWS)):
-            handle.write(("\n".join(map(",".join, chunk)) + "\n").encode("utf-8"))
-
-    _write_with(path, write)
+    """rows.csv, written chunk by chunk (at paper scale ~25 MB: never held as one string)."""
+    _write_with(path, lambda handle: handle.writelines(chunk.encode("utf-8") for chunk in csv_text(frame)))
 
 
 def write_report(

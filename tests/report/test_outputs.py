@@ -68,7 +68,7 @@ def test_rows_csv_is_the_text_pandas_writes(grid: Path, tmp_path: Path) -> None:
     import pandas as pd
 
     from skillbench.report import load_results
-    from skillbench.report.write import LIST_COLUMNS, _write_rows_csv
+    from skillbench.report.write import LIST_COLUMNS, _write_rows_csv, csv_text
 
     frame = load_results(grid)
     odd = frame.iloc[:3].copy()
@@ -82,6 +82,8 @@ def test_rows_csv_is_the_text_pandas_writes(grid: Path, tmp_path: Path) -> None:
     _write_rows_csv(tmp_path / "rows.csv", frame)
     expected = frame.assign(**{c: frame[c].map("; ".join) for c in LIST_COLUMNS}).to_csv(index=False)
     assert (tmp_path / "rows.csv").read_bytes() == expected.encode()
+    assert "".join(csv_text(frame, rows_per_chunk=7)) == expected  # chunk boundaries, caches kept across
+    assert "".join(csv_text(frame.iloc[:0])) == frame.iloc[:0].to_csv(index=False)  # no rows: the header
 
 
 def test_markdown_and_latex(written) -> None:
