@@ -232,9 +232,10 @@ class ReportContext:
         column = np.full(len(keys), -1)
         column[scored] = np.arange(len(scored))
         take = known & (column[code] >= 0)
+        at = (position[take], column[code[take]])
         numerators, denominators = np.zeros((2, len(self.scenario_ids), len(scored)))
-        np.add.at(denominators, (position[take], column[code[take]]), 1.0)
-        np.add.at(numerators, (position[take], column[code[take]]), passed[take].astype(float))
+        np.add.at(denominators, at, 1.0)
+        np.add.at(numerators, at, passed[take].astype(float))
         draws: dict[tuple[str, str], np.ndarray] = {}
         for i, cell_draws in zip(scored, stats.ratio_draws_many(self.weights, numerators, denominators), strict=True):
             cells[i].ci_low, cells[i].ci_high = stats.percentile_ci(cell_draws, self.level)
@@ -572,7 +573,7 @@ def _rubric(frame: pd.DataFrame, order: list[str], judges: list[str]) -> list[Ru
 
 def _verdict_matrix(frame: pd.DataFrame, judges: list[str]) -> np.ndarray:
     """Transcripts × judges: 1 pass, 0 fail, -1 not judged (or no verdict); transcripts in id order."""
-    scored = frame[frame["passed"].notna()] if not frame.empty else frame
+    scored = frame[frame["passed"].notna()]
     if scored.empty:
         return np.full((0, len(judges)), -1, dtype=np.int8)
     codes, units = pd.factorize(unit_ids(frame)[scored.index], sort=True)

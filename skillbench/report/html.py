@@ -470,7 +470,9 @@ def render_html(
     columns = (frame[c].tolist() for c in ("agent_label", "judge_label", "job", "scenario_id"))  # fast to iterate
     for agent, judge, job, scenario, unit in zip(*columns, unit_ids(frame).tolist(), strict=True):
         row = rows_by_key[(job, scenario)]
-        unit_id = unit_anchors.get(unit) or unit_anchors.setdefault(unit, anchor("tr", unit))
+        if unit not in unit_anchors:
+            unit_anchors[unit] = anchor("tr", unit)
+        unit_id = unit_anchors[unit]
         if job not in job_paths:
             job_paths[job] = Path(job)
         units.setdefault(unit_id, (agent, job_paths[job], []))[2].append(row)
