@@ -125,28 +125,35 @@ def start_rows(work: Path, repeat: int) -> list[Row]:
     return rows
 
 
-def engine_rows(conversations: int, processes: int) -> list[Row]:
-    from benchmarks.throughput import engine_vs_bare, processes_run
+def engine_rows(conversations: int, processes: int, rounds: int) -> list[Row]:
+    from benchmarks.throughput import calls_ratio, cpu_ratio, engine_vs_bare, placement, processes_run, spread
 
     rows: list[Row] = []
     for concurrency in (30, 128, 256):
-        engine, bare, chained, same_path = engine_vs_bare(conversations, concurrency, 100.0)
+        runs = engine_vs_bare(conversations, concurrency, 100.0, rounds=rounds)
+        engine = [run.engine for run in runs]
         at = f"engine, concurrency {concurrency}, 100 ms stub"
-        rows.append((f"{at}: conversations/hour", f"{engine.conversations / engine.wall_s * 3600:,.0f}", "—",
-                     f"{engine.calls / engine.conversations:.1f} calls each (judge included), distinct transcripts"))
+        how = f"median (range) of {rounds} interleaved rounds; {placement(True)}" if rounds > 1 else placement(True)
+        rows.append((f"{at}: conversations/hour", spread([m.conversations / m.wall_s * 3600 for m in engine], "{:,.0f}"), "—",
+                     f"{engine[0].calls / engine[0].conversations:.1f} calls each (judge included), distinct transcripts"))
         rows.append((f"{at}: CPU per call (engine; bare litellm)",
-                     f"{engine.cpu_ms_per_call:.2f} ms; {bare.cpu_ms_per_call:.2f} ms", "—", "bare = the engine's own request bodies"))
-        rows.append((f"{at}: engine / bare litellm, calls/s", f"{engine.calls_per_s / bare.calls_per_s:.2f}", "≥ 0.9",
-                     f"{engine.calls_per_s:,.1f} vs {bare.calls_per_s:,.1f} calls/s"))
-        rows.append((f"{at}: engine / bare litellm, CPU per call", f"{bare.cpu_ms_per_call / engine.cpu_ms_per_call:.2f}",
+                     f"{spread([m.cpu_ms_per_call for m in engine], '{:.2f} ms')}; "
+                     f"{spread([run.bare.cpu_ms_per_call for run in runs], '{:.2f} ms')}", "—",
+                     f"bare = the engine's own request bodies; {how}"))
+        rows.append((f"{at}: engine / bare litellm, calls/s", spread([calls_ratio(run, "bare") for run in runs]), "≥ 0.9",
+                     f"{spread([m.calls_per_s for m in engine], '{:,.1f}')} vs "
+                     f"{spread([run.bare.calls_per_s for run in runs], '{:,.1f}')} calls/s"))
+        rows.append((f"{at}: engine / bare litellm, CPU per call", spread([cpu_ratio(run, "bare") for run in runs]),
                      "≥ 0.9", "bare CPU per call ÷ engine's"))
         rows.append((f"{at}: engine / bare replayed as conversations, calls/s; CPU per call",
-                     f"{engine.calls_per_s / chained.calls_per_s:.2f}; {chained.cpu_ms_per_call / engine.cpu_ms_per_call:.2f}",
-                     "—", f"bare: {concurrency} chains of requests at a time, as the engine has ({chained.cpu_ms_per_call:.2f} ms per call)"))
+                     f"{spread([calls_ratio(run, 'chained') for run in runs])}; {spread([cpu_ratio(run, 'chained') for run in runs])}",
+                     "—", f"bare: {concurrency} chains of requests at a time, as the engine has "
+                          f"({spread([run.chained.cpu_ms_per_call for run in runs], '{:.2f} ms')} per call)"))
         rows.append((f"{at}: engine / bare through the engine's call path, calls/s; CPU per call",
-                     f"{engine.calls_per_s / same_path.calls_per_s:.2f}; {same_path.cpu_ms_per_call / engine.cpu_ms_per_call:.2f}",
+                     f"{spread([calls_ratio(run, 'bare_engine_path') for run in runs])}; "
+                     f"{spread([cpu_ratio(run, 'bare_engine_path') for run in runs])}",
                      "—", f"bare with litellm's set-up inline, as the engine calls it: the engine's own work alone "
-                          f"({same_path.cpu_ms_per_call:.2f} ms per call)"))
+                          f"({spread([run.bare_engine_path.cpu_ms_per_call for run in runs], '{:.2f} ms')} per call)"))
     one = processes_run(1, conversations, 256, 100.0)
     many = processes_run(processes, conversations, 256, 100.0)
     rows.append((f"engine: {processes} processes vs 1 (concurrency 256 each)",
@@ -265,6 +272,8 @@ def main() -> None:
     parser.add_argument("--scenarios", type=int, default=500)
     parser.add_argument("--conversations", type=int, default=300, help="conversations per engine throughput run")
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--engine-rounds", type=int, default=3,
+                        help="interleaved engine/bare rounds per concurrency (median and range are shown)")
     parser.add_argument("--repeat", type=int, default=3, help="start-up runs (the lowest CPU is kept)")
     args = parser.parse_args()
     chosen = [s for s in args.only.split(",") if s]
@@ -277,7 +286,7 @@ def main() -> None:
         if "start" in chosen:
             rows += start_rows(work, args.repeat)
         if "engine" in chosen:
-            rows += engine_rows(args.conversations, args.processes)
+            rows += engine_rows(args.conversations, args.processes, args.engine_rounds)
         if "sweep" in chosen:
             rows += sweep_rows(work)
         if "report" in chosen:

@@ -3,6 +3,7 @@
     python benchmarks/throughput.py                                   # concurrency 30, 128, 256; 300 conversations
     python benchmarks/throughput.py --concurrency 256 --conversations 600 --latency-ms 100
     python benchmarks/throughput.py --processes 2                     # also 1 vs 2 engine processes
+    python benchmarks/throughput.py --concurrency 128 --rounds 5      # five interleaved rounds; --no-pin to not pin
 
 For each concurrency: a job of real-provider configs (hosted_vllm agent, user simulator and judge) against
 benchmarks/load_stub.py in its own process, with distinct transcripts (every conversation is judged: no
@@ -12,21 +13,32 @@ CPU per call of each, and the engine/bare ratios (calls/s, and CPU per call as b
 no overhead). The engine's figures include everything it does around the calls: MCP mock tools, rule
 checks, prompts, parsing, the store and the result rows. Each measured run ends when litellm's background
 logging of its calls has finished (a job ends so too), so no run pays for another's. Both run with the garbage-collector settings a job
-uses (skillbench/core/collector.py). Not a test: nothing here asserts.
+uses (skillbench/core/collector.py).
+
+Noise: on a shared 2-core machine one run of a ratio moved by ±0.15, because the stub, the measured process and
+other tenants compete for the same cores. So the engine and its bare replays run in ``--rounds`` interleaved
+rounds (engine, bare, ... then again), and the table gives each ratio's median and range over the rounds. With
+two or more CPUs the measured process runs pinned to one CPU and the stub to the others (``--no-pin`` turns this
+off); a pinned process also spends less CPU per call (no migrations between cores, warm caches), on both sides.
+The 1-vs-N-processes comparison is never pinned. Not a test: nothing here asserts.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import functools
 import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -79,19 +91,45 @@ def _cpu() -> float:
 
 
 class Stub:
-    """benchmarks/load_stub.py in its own process (its CPU is not the engine's)."""
+    """benchmarks/load_stub.py in its own process (its CPU is not the engine's); on ``cpus`` when given."""
 
-    def __init__(self, latency_ms: float, record: Path | None = None, extra: list[str] | None = None) -> None:
+    def __init__(self, latency_ms: float, record: Path | None = None, extra: list[str] | None = None,
+                 cpus: set[int] | None = None) -> None:
         args = [sys.executable, str(REPO / "benchmarks" / "load_stub.py"), "--latency-ms", str(latency_ms), *(extra or [])]
         if record is not None:
             args += ["--record", str(record)]
         self.process = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, text=True)
+        if cpus:
+            os.sched_setaffinity(self.process.pid, cpus)
         port = int(self.process.stdout.readline())  # type: ignore[union-attr]
         self.base_url = f"http://127.0.0.1:{port}/v1"
 
     def close(self) -> None:
         self.process.terminate()
         self.process.wait()
+
+
+@contextlib.contextmanager
+def pinned(enabled: bool = True) -> Iterator[set[int] | None]:
+    """This process on its first allowed CPU; yields the other CPUs, for the stub. Yields None (nothing pinned)
+    when disabled, on platforms without CPU affinity, or with fewer than two CPUs. The affinity is restored after,
+    so processes started later (e.g. ``processes_run``'s children) get every CPU again."""
+    allowed = sorted(os.sched_getaffinity(0)) if enabled and hasattr(os, "sched_setaffinity") else []
+    if len(allowed) < 2:
+        yield None
+        return
+    os.sched_setaffinity(0, {allowed[0]})
+    try:
+        yield set(allowed[1:])
+    finally:
+        os.sched_setaffinity(0, set(allowed))
+
+
+def placement(pin: bool) -> str:
+    """Where :func:`pinned` puts the measured process and the stub, in words."""
+    with pinned(pin) as stub_cpus:
+        here = sorted(os.sched_getaffinity(0)) if stub_cpus else []
+    return f"measured process on CPU {here[0]}, stub on CPU(s) {sorted(stub_cpus)}" if stub_cpus else "not pinned"
 
 
 def job_config(bench: Path, store: Path, concurrency: int, base_url: str) -> Any:
@@ -177,46 +215,53 @@ class EngineVsBare(NamedTuple):
     bare_engine_path: Measured  # as bare, through the engine's call path (litellm's set-up inline)
 
 
-def engine_vs_bare(conversations: int, concurrency: int, latency_ms: float) -> EngineVsBare:
-    """The engine, then bare litellm replaying the engine's own requests (``concurrency`` requests at a time,
-    as ``concurrency`` conversations at a time, and through the engine's call path), in this process, one stub
-    each."""
-    with tempfile.TemporaryDirectory(prefix="skillbench-throughput-") as tmp:
+def engine_vs_bare(conversations: int, concurrency: int, latency_ms: float, *, rounds: int = 1,
+                   pin: bool = True) -> list[EngineVsBare]:
+    """``rounds`` rounds of: the engine, then bare litellm replaying that run's requests (``concurrency``
+    requests at a time, as ``concurrency`` conversations at a time, and through the engine's call path), in this
+    process, one fresh stub each; pinned as :func:`pinned` says."""
+    with tempfile.TemporaryDirectory(prefix="skillbench-throughput-") as tmp, pinned(pin) as stub_cpus:
         work = Path(tmp)
-        bench = work / "bench"
-        make_benchmark(bench, conversations)
-        record = work / "requests.jsonl"
+
+        def with_stub(measure: Callable[..., Measured], record: Path | None = None) -> Measured:
+            stub = Stub(latency_ms, record, cpus=stub_cpus)
+            try:
+                return measure(base_url=stub.base_url)
+            finally:
+                stub.close()
+
         warm = work / "warm"
         make_benchmark(warm / "bench", 4)
         # A first small job pays the one-time costs (imports of litellm and the MCP SDK, first compiles),
         # which a long run amortises; its requests are not recorded.
-        stub = Stub(latency_ms)
-        try:
-            run_engine(warm / "bench", warm, concurrency, stub.base_url)
-        finally:
-            stub.close()
-        stub = Stub(latency_ms, record)
-        try:
-            engine = run_engine(bench, work, concurrency, stub.base_url)
-        finally:
-            stub.close()
-        bodies = [json.loads(line) for line in record.read_text().splitlines()]
-        stub = Stub(latency_ms)
-        try:
-            bare = replay_bare(bodies, concurrency, stub.base_url, conversations)
-        finally:
-            stub.close()
-        stub = Stub(latency_ms)
-        try:
-            chained = replay_bare(bodies, concurrency, stub.base_url, conversations, as_conversations=True)
-        finally:
-            stub.close()
-        stub = Stub(latency_ms)
-        try:
-            same_path = replay_bare(bodies, concurrency, stub.base_url, conversations, engine_path=True)
-        finally:
-            stub.close()
-    return EngineVsBare(engine, bare, chained, same_path)
+        with_stub(functools.partial(run_engine, warm / "bench", warm, concurrency))
+        results = []
+        for index in range(rounds):
+            round_dir = work / f"round{index}"
+            make_benchmark(round_dir / "bench", conversations)
+            record = round_dir / "requests.jsonl"
+            engine = with_stub(functools.partial(run_engine, round_dir / "bench", round_dir, concurrency), record)
+            bodies = [json.loads(line) for line in record.read_text().splitlines()]
+            replay = functools.partial(replay_bare, bodies, concurrency, conversations=conversations)
+            results.append(EngineVsBare(engine, with_stub(replay), with_stub(functools.partial(replay, as_conversations=True)),
+                                        with_stub(functools.partial(replay, engine_path=True))))
+    return results
+
+
+def calls_ratio(run: EngineVsBare, baseline: str) -> float:
+    """Engine calls/s ÷ the baseline's (``bare``, ``chained`` or ``bare_engine_path``)."""
+    return run.engine.calls_per_s / getattr(run, baseline).calls_per_s
+
+
+def cpu_ratio(run: EngineVsBare, baseline: str) -> float:
+    """The baseline's CPU per call ÷ the engine's (1.0: no overhead)."""
+    return getattr(run, baseline).cpu_ms_per_call / run.engine.cpu_ms_per_call
+
+
+def spread(values: list[float], fmt: str = "{:.2f}") -> str:
+    """The median, and the range when there are several values: ``0.91 (0.88-0.93)``."""
+    median = fmt.format(statistics.median(values))
+    return median if len(values) == 1 else f"{median} ({fmt.format(min(values))}-{fmt.format(max(values))})"
 
 
 _CHILD = """
@@ -266,23 +311,26 @@ def table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def throughput_rows(conversations: int, concurrencies: list[int], latency_ms: float, process_counts: list[int]) -> list[list[str]]:
+def throughput_rows(conversations: int, concurrencies: list[int], latency_ms: float, process_counts: list[int],
+                    rounds: int = 1, pin: bool = True) -> list[list[str]]:
     rows: list[list[str]] = []
     for concurrency in concurrencies:
-        engine, bare, chained, same_path = engine_vs_bare(conversations, concurrency, latency_ms)
+        runs = engine_vs_bare(conversations, concurrency, latency_ms, rounds=rounds, pin=pin)
+        engine = [run.engine for run in runs]
         at = f"concurrency {concurrency}"
-        rows.append([f"{at}: conversations/hour", f"{engine.conversations / engine.wall_s * 3600:,.0f}", "", ""])
-        rows.append([f"{at}: model calls/s", f"{engine.calls_per_s:,.1f}", f"{bare.calls_per_s:,.1f}",
-                     f"{engine.calls_per_s / bare.calls_per_s:.2f}"])
-        rows.append([f"{at}: CPU per call", f"{engine.cpu_ms_per_call:.2f} ms", f"{bare.cpu_ms_per_call:.2f} ms",
-                     f"{bare.cpu_ms_per_call / engine.cpu_ms_per_call:.2f}"])
-        rows.append([f"{at}: bare replayed as conversations: calls/s, CPU per call", "",
-                     f"{chained.calls_per_s:,.1f}, {chained.cpu_ms_per_call:.2f} ms",
-                     f"{engine.calls_per_s / chained.calls_per_s:.2f}, {chained.cpu_ms_per_call / engine.cpu_ms_per_call:.2f}"])
-        rows.append([f"{at}: bare through the engine's call path: calls/s, CPU per call", "",
-                     f"{same_path.calls_per_s:,.1f}, {same_path.cpu_ms_per_call:.2f} ms",
-                     f"{engine.calls_per_s / same_path.calls_per_s:.2f}, {same_path.cpu_ms_per_call / engine.cpu_ms_per_call:.2f}"])
-        rows.append([f"{at}: calls per conversation", f"{engine.calls / engine.conversations:.1f}", "", ""])
+        rows.append([f"{at}: conversations/hour", spread([m.conversations / m.wall_s * 3600 for m in engine], "{:,.0f}"), "", ""])
+        rows.append([f"{at}: model calls/s", spread([m.calls_per_s for m in engine], "{:,.1f}"),
+                     spread([run.bare.calls_per_s for run in runs], "{:,.1f}"), spread([calls_ratio(run, "bare") for run in runs])])
+        rows.append([f"{at}: CPU per call", spread([m.cpu_ms_per_call for m in engine], "{:.2f} ms"),
+                     spread([run.bare.cpu_ms_per_call for run in runs], "{:.2f} ms"),
+                     spread([cpu_ratio(run, "bare") for run in runs])])
+        for baseline, what in (("chained", "bare replayed as conversations"),
+                               ("bare_engine_path", "bare through the engine's call path")):
+            rows.append([f"{at}: {what}: calls/s, CPU per call", "",
+                         f"{spread([getattr(run, baseline).calls_per_s for run in runs], '{:,.1f}')}, "
+                         f"{spread([getattr(run, baseline).cpu_ms_per_call for run in runs], '{:.2f} ms')}",
+                         f"{spread([calls_ratio(run, baseline) for run in runs])}, {spread([cpu_ratio(run, baseline) for run in runs])}"])
+        rows.append([f"{at}: calls per conversation", f"{engine[0].calls / engine[0].conversations:.1f}", "", ""])
     for count in process_counts:
         concurrency = max(concurrencies)
         one = processes_run(1, conversations, concurrency, latency_ms)
@@ -299,11 +347,15 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=float, default=100.0)
     parser.add_argument("--concurrency", default="30,128,256", help="comma-separated")
     parser.add_argument("--processes", type=int, default=0, help="also compare 1 process with this many")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved engine/bare rounds per concurrency")
+    parser.add_argument("--no-pin", dest="pin", action="store_false",
+                        help="do not pin the measured process and the stub to CPUs of their own")
     options = parser.parse_args()
     concurrencies = [int(c) for c in options.concurrency.split(",")]
     rows = throughput_rows(options.conversations, concurrencies, options.latency_ms,
-                           [options.processes] if options.processes > 1 else [])
-    print(f"stub latency {options.latency_ms:.0f} ms, {options.conversations} conversations per run")
+                           [options.processes] if options.processes > 1 else [], options.rounds, options.pin)
+    print(f"stub latency {options.latency_ms:.0f} ms, {options.conversations} conversations per run, "
+          f"{options.rounds} interleaved round(s), median (range); {placement(options.pin)}")
     print(table(rows))
 
 
