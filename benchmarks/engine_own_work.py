@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -28,11 +27,6 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.load_stub import distinct_conversation_script  # noqa: E402
 from benchmarks.throughput import make_benchmark, run_engine  # noqa: E402
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def install_fake_model() -> list[float]:
@@ -79,9 +73,8 @@ def main() -> None:
             run_dir = work / f"run{index}"
             make_benchmark(run_dir / "bench", options.conversations)
             building[0] = 0.0
-            cpu0 = _cpu()
             measured = run_engine(run_dir / "bench", run_dir, options.concurrency, unreachable)
-            cpu = _cpu() - cpu0
+            cpu = measured.cpu_s  # the job alone: run_engine measures around it
             print(f"{index + 1} | {cpu / measured.conversations * 1e3:.2f} ms | {cpu / measured.calls * 1e3:.3f} ms | "
                   f"{building[0] / measured.calls * 1e3:.3f} ms")
 

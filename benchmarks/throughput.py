@@ -109,27 +109,33 @@ class Stub:
         self.process.wait()
 
 
+def cpu_split(enabled: bool = True) -> tuple[int, set[int]] | None:
+    """(the measured process's CPU, the stub's CPUs) out of this process's allowed CPUs; None when pinning is
+    disabled, unsupported on this platform, or there are fewer than two CPUs."""
+    allowed = sorted(os.sched_getaffinity(0)) if enabled and hasattr(os, "sched_setaffinity") else []
+    return (allowed[0], set(allowed[1:])) if len(allowed) >= 2 else None
+
+
 @contextlib.contextmanager
 def pinned(enabled: bool = True) -> Iterator[set[int] | None]:
-    """This process on its first allowed CPU; yields the other CPUs, for the stub. Yields None (nothing pinned)
-    when disabled, on platforms without CPU affinity, or with fewer than two CPUs. The affinity is restored after,
-    so processes started later (e.g. ``processes_run``'s children) get every CPU again."""
-    allowed = sorted(os.sched_getaffinity(0)) if enabled and hasattr(os, "sched_setaffinity") else []
-    if len(allowed) < 2:
+    """This process on its CPU of :func:`cpu_split`; yields the stub's CPUs (None: nothing pinned). The affinity
+    is restored after, so processes started later (e.g. ``processes_run``'s children) get every CPU again."""
+    split = cpu_split(enabled)
+    if split is None:
         yield None
         return
-    os.sched_setaffinity(0, {allowed[0]})
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {split[0]})
     try:
-        yield set(allowed[1:])
+        yield split[1]
     finally:
-        os.sched_setaffinity(0, set(allowed))
+        os.sched_setaffinity(0, allowed)
 
 
 def placement(pin: bool) -> str:
     """Where :func:`pinned` puts the measured process and the stub, in words."""
-    with pinned(pin) as stub_cpus:
-        here = sorted(os.sched_getaffinity(0)) if stub_cpus else []
-    return f"measured process on CPU {here[0]}, stub on CPU(s) {sorted(stub_cpus)}" if stub_cpus else "not pinned"
+    split = cpu_split(pin)
+    return f"measured process on CPU {split[0]}, stub on CPU(s) {sorted(split[1])}" if split else "not pinned"
 
 
 def job_config(bench: Path, store: Path, concurrency: int, base_url: str) -> Any:
