@@ -7,7 +7,7 @@ The job is benchmarks/throughput.py's (real-provider configs, distinct transcrip
 judge, store, rows), but each model call returns the stub's scripted reply as a ``litellm.ModelResponse`` after
 50 ms, built in this process: what is left is the engine's own work around its calls, plus the building of the
 reply objects (timed apart and shown, since litellm builds the same objects in a real call). The process runs
-pinned to one CPU where it can. For where that CPU goes, sample this script, e.g. ``py-spy record --gil --pid
+pinned to one CPU where it can (``throughput.pinned``). For where that CPU goes, sample this script, e.g. ``py-spy record --gil --pid
 PID``. Not a test: nothing here asserts.
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 import tempfile
 import time
@@ -26,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.load_stub import distinct_conversation_script  # noqa: E402
-from benchmarks.throughput import make_benchmark, run_engine  # noqa: E402
+from benchmarks.throughput import make_benchmark, pinned, run_engine  # noqa: E402
 
 
 def install_fake_model() -> list[float]:
@@ -59,13 +58,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=128)
     parser.add_argument("--runs", type=int, default=3)
     options = parser.parse_args()
-    if hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) > 1:
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     building = install_fake_model()
     unreachable = "http://127.0.0.1:9/v1"  # never called: the fake answers
     print(f"{options.conversations} conversations at concurrency {options.concurrency}, model answers after 50 ms in-process")
     print("run | CPU per conversation | CPU per model call | of which building the reply objects")
-    with tempfile.TemporaryDirectory(prefix="skillbench-own-work-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="skillbench-own-work-") as tmp, pinned():  # no stub: its CPUs stay idle
         work = Path(tmp)
         make_benchmark(work / "warm" / "bench", 4)
         run_engine(work / "warm" / "bench", work / "warm", options.concurrency, unreachable)  # one-time costs

@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import yaml
 
@@ -254,12 +254,16 @@ def engine_vs_bare(conversations: int, concurrency: int, latency_ms: float, *, r
     return results
 
 
-def calls_ratio(run: EngineVsBare, baseline: str) -> float:
-    """Engine calls/s ÷ the baseline's (``bare``, ``chained`` or ``bare_engine_path``)."""
+Baseline = Literal["bare", "chained", "bare_engine_path"]
+"""A field of :class:`EngineVsBare` the engine is compared with."""
+
+
+def calls_ratio(run: EngineVsBare, baseline: Baseline) -> float:
+    """Engine calls/s ÷ the baseline's."""
     return run.engine.calls_per_s / getattr(run, baseline).calls_per_s
 
 
-def cpu_ratio(run: EngineVsBare, baseline: str) -> float:
+def cpu_ratio(run: EngineVsBare, baseline: Baseline) -> float:
     """The baseline's CPU per call ÷ the engine's (1.0: no overhead)."""
     return getattr(run, baseline).cpu_ms_per_call / run.engine.cpu_ms_per_call
 
@@ -330,8 +334,9 @@ def throughput_rows(conversations: int, concurrencies: list[int], latency_ms: fl
         rows.append([f"{at}: CPU per call", spread([m.cpu_ms_per_call for m in engine], "{:.2f} ms"),
                      spread([run.bare.cpu_ms_per_call for run in runs], "{:.2f} ms"),
                      spread([cpu_ratio(run, "bare") for run in runs])])
-        for baseline, what in (("chained", "bare replayed as conversations"),
-                               ("bare_engine_path", "bare through the engine's call path")):
+        baselines: tuple[tuple[Baseline, str], ...] = (("chained", "bare replayed as conversations"),
+                                                       ("bare_engine_path", "bare through the engine's call path"))
+        for baseline, what in baselines:
             rows.append([f"{at}: {what}: calls/s, CPU per call", "",
                          f"{spread([getattr(run, baseline).calls_per_s for run in runs], '{:,.1f}')}, "
                          f"{spread([getattr(run, baseline).cpu_ms_per_call for run in runs], '{:.2f} ms')}",
