@@ -71,6 +71,9 @@ def test_rerun_and_new_judge_and_new_pass_rule_reuse_the_store(tmp_path: Path) -
     assert relaxed.pass_rate >= first.pass_rate
 
 
+# A call cancelled while litellm awaits its own set-up (``init_response = await loop.run_in_executor(...)`` in
+# litellm.acompletion) drops the provider coroutine that set-up created: harmless, and litellm's to change.
+@pytest.mark.filterwarnings("ignore:coroutine .*SimulatedModels.acompletion' was never awaited:RuntimeWarning")
 def test_interrupted_job_resumes_without_lost_or_duplicated_rows(tmp_path: Path) -> None:
     store = tmp_path / "store"
     cfg = _config(store, "run.scenario_concurrency=2")
