@@ -32,8 +32,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import mcp  # noqa: E402
+import mcp_types  # noqa: E402
+
+import skillbench.tools.session as session_module  # noqa: E402
 from benchmarks.load_stub import distinct_conversation_script  # noqa: E402
 from benchmarks.throughput import make_benchmark, pinned, run_engine  # noqa: E402
+from skillbench.tools.server import MockToolServer  # noqa: E402
 
 
 def install_fake_model() -> list[float]:
@@ -63,7 +68,7 @@ def install_fake_model() -> list[float]:
 class DirectToolClient:
     """Stands in for ``mcp.Client`` in ``tools.session``: lists and calls the mock server without the SDK."""
 
-    def __init__(self, mock: Any, **_options: Any) -> None:
+    def __init__(self, mock: MockToolServer, **_options: Any) -> None:
         self._mock = mock
 
     async def __aenter__(self) -> DirectToolClient:
@@ -72,26 +77,24 @@ class DirectToolClient:
     async def __aexit__(self, *_exc: object) -> None:
         return None
 
-    async def list_tools(self, cursor: str | None = None) -> Any:
-        import mcp_types
-
+    async def list_tools(self, cursor: str | None = None) -> mcp_types.ListToolsResult:
         return mcp_types.ListToolsResult(tools=self._mock.mcp_tools)
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
         return (await self._mock.call(name, dict(arguments or {}))).to_mcp()
 
 
+class DirectMockServer(MockToolServer):
+    """The same mock, handed to the session's client as itself instead of as an SDK server."""
+
+    def mcp_server(self) -> Any:
+        return self
+
+
 def use_direct_tools(direct: bool) -> None:
-    """Route ``open_tool_session`` through :class:`DirectToolClient` (True) or the MCP SDK's client (False)."""
-    import mcp
-
-    import skillbench.tools.session as session_module
-    from skillbench.tools.server import MockToolServer
-
-    if not hasattr(MockToolServer, "_sdk_server"):
-        MockToolServer._sdk_server = MockToolServer.mcp_server  # type: ignore[attr-defined]
+    """Route ``open_tool_session`` through the direct stand-ins (True) or the MCP SDK's client (False)."""
     session_module.Client = DirectToolClient if direct else mcp.Client  # type: ignore[assignment,misc]
-    MockToolServer.mcp_server = (lambda self: self) if direct else MockToolServer._sdk_server  # type: ignore[attr-defined,method-assign,assignment,return-value]
+    session_module.MockToolServer = DirectMockServer if direct else MockToolServer  # type: ignore[misc]
 
 
 def main() -> None:
