@@ -37,7 +37,7 @@ import mcp_types  # noqa: E402
 
 import skillbench.tools.session as session_module  # noqa: E402
 from benchmarks.load_stub import distinct_conversation_script  # noqa: E402
-from benchmarks.throughput import make_benchmark, pinned, run_engine  # noqa: E402
+from benchmarks.throughput import make_benchmark, pinned, run_engine, spread  # noqa: E402
 from skillbench.tools.server import MockToolServer  # noqa: E402
 
 
@@ -129,10 +129,10 @@ def main() -> None:
                       f"{cpu / measured.calls * 1e3:.3f} ms | {building[0] / measured.calls * 1e3:.3f} ms")
         use_direct_tools(False)
     if options.direct_tools:
-        differences = sorted(sdk - direct for sdk, direct in zip(per_call[False], per_call[True], strict=True))
+        differences = [sdk - direct for sdk, direct in zip(per_call[False], per_call[True], strict=True)]
         share = statistics.median(differences) / statistics.median(per_call[False])
-        print(f"MCP SDK in-process path: {statistics.median(differences):.3f} ms per model call, median of {len(differences)} "
-              f"paired runs (range {differences[0]:.3f}-{differences[-1]:.3f}); {share:.0%} of the CPU per model call with it")
+        print(f"MCP SDK in-process path: {spread(differences, '{:.3f}')} ms per model call, median (range) of "
+              f"{len(differences)} paired runs; {share:.0%} of the CPU per model call with it")
 
 
 if __name__ == "__main__":

@@ -126,39 +126,34 @@ def start_rows(work: Path, repeat: int) -> list[Row]:
 
 
 def engine_rows(conversations: int, processes: int, rounds: int) -> list[Row]:
-    from benchmarks.throughput import calls_ratio, cpu_ratio, engine_vs_bare, placement, processes_run, spread
+    from benchmarks.throughput import engine_vs_bare, figure, placement, processes_run, ratios
 
     rows: list[Row] = []
     for concurrency in (30, 128, 256):
         runs = engine_vs_bare(conversations, concurrency, 100.0, rounds=rounds)
-        engine = [run.engine for run in runs]
         at = f"engine, concurrency {concurrency}, 100 ms stub"
         how = f"median (range) of {rounds} interleaved rounds; {placement(True)}" if rounds > 1 else placement(True)
-        rows.append((f"{at}: conversations/hour", spread([m.conversations / m.wall_s * 3600 for m in engine], "{:,.0f}"), "—",
-                     f"{engine[0].calls / engine[0].conversations:.1f} calls each (judge included), distinct transcripts"))
+        calls, cpu = ratios(runs, "bare")
+        rows.append((f"{at}: conversations/hour", figure(runs, "engine", "conversations_per_hour"), "—",
+                     f"{runs[0].engine.calls_per_conversation:.1f} calls each (judge included), distinct transcripts"))
         rows.append((f"{at}: CPU per call (engine; bare litellm)",
-                     f"{spread([m.cpu_ms_per_call for m in engine], '{:.2f} ms')}; "
-                     f"{spread([run.bare.cpu_ms_per_call for run in runs], '{:.2f} ms')}", "—",
+                     f"{figure(runs, 'engine', 'cpu_ms_per_call')}; {figure(runs, 'bare', 'cpu_ms_per_call')}", "—",
                      f"bare = the engine's own request bodies; {how}"))
-        rows.append((f"{at}: engine / bare litellm, calls/s", spread([calls_ratio(run, "bare") for run in runs]), "≥ 0.9",
-                     f"{spread([m.calls_per_s for m in engine], '{:,.1f}')} vs "
-                     f"{spread([run.bare.calls_per_s for run in runs], '{:,.1f}')} calls/s"))
-        rows.append((f"{at}: engine / bare litellm, CPU per call", spread([cpu_ratio(run, "bare") for run in runs]),
-                     "≥ 0.9", "bare CPU per call ÷ engine's"))
-        rows.append((f"{at}: engine / bare replayed as conversations, calls/s; CPU per call",
-                     f"{spread([calls_ratio(run, 'chained') for run in runs])}; {spread([cpu_ratio(run, 'chained') for run in runs])}",
+        rows.append((f"{at}: engine / bare litellm, calls/s", calls, "≥ 0.9",
+                     f"{figure(runs, 'engine', 'calls_per_s')} vs {figure(runs, 'bare', 'calls_per_s')} calls/s"))
+        rows.append((f"{at}: engine / bare litellm, CPU per call", cpu, "≥ 0.9", "bare CPU per call ÷ engine's"))
+        rows.append((f"{at}: engine / bare replayed as conversations, calls/s; CPU per call", "; ".join(ratios(runs, "chained")),
                      "—", f"bare: {concurrency} chains of requests at a time, as the engine has "
-                          f"({spread([run.chained.cpu_ms_per_call for run in runs], '{:.2f} ms')} per call)"))
+                          f"({figure(runs, 'chained', 'cpu_ms_per_call')} per call)"))
         rows.append((f"{at}: engine / bare through the engine's call path, calls/s; CPU per call",
-                     f"{spread([calls_ratio(run, 'bare_engine_path') for run in runs])}; "
-                     f"{spread([cpu_ratio(run, 'bare_engine_path') for run in runs])}",
+                     "; ".join(ratios(runs, "bare_engine_path")),
                      "—", f"bare with litellm's set-up inline, as the engine calls it: the engine's own work alone "
-                          f"({spread([run.bare_engine_path.cpu_ms_per_call for run in runs], '{:.2f} ms')} per call)"))
+                          f"({figure(runs, 'bare_engine_path', 'cpu_ms_per_call')} per call)"))
     one = processes_run(1, conversations, 256, 100.0)
     many = processes_run(processes, conversations, 256, 100.0)
     rows.append((f"engine: {processes} processes vs 1 (concurrency 256 each)",
-                 f"{(many.conversations / many.wall_s) / (one.conversations / one.wall_s):.2f}x", "≥ 1.5x",
-                 f"{one.conversations / one.wall_s * 3600:,.0f} vs {many.conversations / many.wall_s * 3600:,.0f} conversations/hour"))
+                 f"{many.conversations_per_hour / one.conversations_per_hour:.2f}x", "≥ 1.5x",
+                 f"{one.conversations_per_hour:,.0f} vs {many.conversations_per_hour:,.0f} conversations/hour"))
     return rows
 
 

@@ -84,6 +84,14 @@ class Measured:
     def cpu_ms_per_call(self) -> float:
         return self.cpu_s / max(1, self.calls) * 1000
 
+    @property
+    def conversations_per_hour(self) -> float:
+        return self.conversations / self.wall_s * 3600
+
+    @property
+    def calls_per_conversation(self) -> float:
+        return self.calls / max(1, self.conversations)
+
 
 def _cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -257,6 +265,9 @@ def engine_vs_bare(conversations: int, concurrency: int, latency_ms: float, *, r
 Baseline = Literal["bare", "chained", "bare_engine_path"]
 """A field of :class:`EngineVsBare` the engine is compared with."""
 
+Quantity = Literal["conversations_per_hour", "calls_per_s", "cpu_ms_per_call"]
+_FORMATS: dict[Quantity, str] = {"conversations_per_hour": "{:,.0f}", "calls_per_s": "{:,.1f}", "cpu_ms_per_call": "{:.2f} ms"}
+
 
 def calls_ratio(run: EngineVsBare, baseline: Baseline) -> float:
     """Engine calls/s ÷ the baseline's."""
@@ -272,6 +283,16 @@ def spread(values: list[float], fmt: str = "{:.2f}") -> str:
     """The median, and the range when there are several values: ``0.91 (0.88-0.93)``."""
     median = fmt.format(statistics.median(values))
     return median if len(values) == 1 else f"{median} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+
+
+def figure(runs: list[EngineVsBare], side: Literal["engine"] | Baseline, quantity: Quantity) -> str:
+    """One side's ``quantity`` over the rounds, as :func:`spread` gives it."""
+    return spread([getattr(getattr(run, side), quantity) for run in runs], _FORMATS[quantity])
+
+
+def ratios(runs: list[EngineVsBare], baseline: Baseline) -> tuple[str, str]:
+    """(engine / baseline in calls/s, in CPU per call) over the rounds, as :func:`spread` gives them."""
+    return spread([calls_ratio(run, baseline) for run in runs]), spread([cpu_ratio(run, baseline) for run in runs])
 
 
 _CHILD = """
@@ -324,31 +345,27 @@ def table(rows: list[list[str]]) -> str:
 def throughput_rows(conversations: int, concurrencies: list[int], latency_ms: float, process_counts: list[int],
                     rounds: int = 1, pin: bool = True) -> list[list[str]]:
     rows: list[list[str]] = []
+    baselines: tuple[tuple[Baseline, str], ...] = (("chained", "bare replayed as conversations"),
+                                                   ("bare_engine_path", "bare through the engine's call path"))
     for concurrency in concurrencies:
         runs = engine_vs_bare(conversations, concurrency, latency_ms, rounds=rounds, pin=pin)
-        engine = [run.engine for run in runs]
         at = f"concurrency {concurrency}"
-        rows.append([f"{at}: conversations/hour", spread([m.conversations / m.wall_s * 3600 for m in engine], "{:,.0f}"), "", ""])
-        rows.append([f"{at}: model calls/s", spread([m.calls_per_s for m in engine], "{:,.1f}"),
-                     spread([run.bare.calls_per_s for run in runs], "{:,.1f}"), spread([calls_ratio(run, "bare") for run in runs])])
-        rows.append([f"{at}: CPU per call", spread([m.cpu_ms_per_call for m in engine], "{:.2f} ms"),
-                     spread([run.bare.cpu_ms_per_call for run in runs], "{:.2f} ms"),
-                     spread([cpu_ratio(run, "bare") for run in runs])])
-        baselines: tuple[tuple[Baseline, str], ...] = (("chained", "bare replayed as conversations"),
-                                                       ("bare_engine_path", "bare through the engine's call path"))
+        calls, cpu = ratios(runs, "bare")
+        rows.append([f"{at}: conversations/hour", figure(runs, "engine", "conversations_per_hour"), "", ""])
+        rows.append([f"{at}: model calls/s", figure(runs, "engine", "calls_per_s"), figure(runs, "bare", "calls_per_s"), calls])
+        rows.append([f"{at}: CPU per call", figure(runs, "engine", "cpu_ms_per_call"), figure(runs, "bare", "cpu_ms_per_call"), cpu])
         for baseline, what in baselines:
             rows.append([f"{at}: {what}: calls/s, CPU per call", "",
-                         f"{spread([getattr(run, baseline).calls_per_s for run in runs], '{:,.1f}')}, "
-                         f"{spread([getattr(run, baseline).cpu_ms_per_call for run in runs], '{:.2f} ms')}",
-                         f"{spread([calls_ratio(run, baseline) for run in runs])}, {spread([cpu_ratio(run, baseline) for run in runs])}"])
-        rows.append([f"{at}: calls per conversation", f"{engine[0].calls / engine[0].conversations:.1f}", "", ""])
+                         f"{figure(runs, baseline, 'calls_per_s')}, {figure(runs, baseline, 'cpu_ms_per_call')}",
+                         ", ".join(ratios(runs, baseline))])
+        rows.append([f"{at}: calls per conversation", f"{runs[0].engine.calls_per_conversation:.1f}", "", ""])
     for count in process_counts:
         concurrency = max(concurrencies)
         one = processes_run(1, conversations, concurrency, latency_ms)
         many = processes_run(count, conversations, concurrency, latency_ms)
         rows.append([f"1 vs {count} engine processes (concurrency {concurrency} each): conversations/hour",
-                     f"{one.conversations / one.wall_s * 3600:,.0f} vs {many.conversations / many.wall_s * 3600:,.0f}",
-                     "", f"{(many.conversations / many.wall_s) / (one.conversations / one.wall_s):.2f}x"])
+                     f"{one.conversations_per_hour:,.0f} vs {many.conversations_per_hour:,.0f}",
+                     "", f"{many.conversations_per_hour / one.conversations_per_hour:.2f}x"])
     return rows
 
 
