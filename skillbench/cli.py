@@ -19,10 +19,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "rescore": ("skillbench.report.cli:rescore_main", "apply another pass rule to stored verdicts (no model calls)"),
     "diff": ("skillbench.report.cli:diff_main", "compare two runs or sweeps"),
     "benchmark": ("skillbench.benchmark.cli:benchmark_main", "build, lint or describe benchmark data"),
-    "build": ("skillbench.build.cli:build_main", "mine workflows from transcripts into a benchmark (docs/pipeline.md)"),
+    "mine": ("skillbench.mining.cli:mine_main", "mine workflows from transcripts into a benchmark (docs/pipeline.md)"),
     "import": ("skillbench.lab.import_cli:import_main", "import transcripts produced elsewhere as a run folder"),
     "judges": ("skillbench.lab.cli:judges_main", "judge validity lab: measure judges on transcripts with known labels"),
 }
+
+
+# Old names kept for a while: each prints one line naming the new command, then runs it.
+DEPRECATED_ALIASES: dict[str, str] = {"build": "mine"}
 
 
 def _load(target: str) -> Callable[[list[str]], int]:
@@ -33,6 +37,10 @@ def _load(target: str) -> Callable[[list[str]], int]:
 def main(argv: list[str] | None = None) -> int:
     quick_exit()
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in DEPRECATED_ALIASES:
+        new = DEPRECATED_ALIASES[argv[0]]
+        print(f"skillbench: `skillbench {argv[0]}` is deprecated and will be removed; use `skillbench {new}`.", file=sys.stderr)
+        argv[0] = new
     if argv and argv[0] not in {"-h", "--help"} and argv[0] not in SUBCOMMANDS:  # one line, not argparse's usage
         near = difflib.get_close_matches(argv[0].lstrip("-"), sorted(SUBCOMMANDS), n=1, cutoff=0.6)
         print(f"skillbench: unknown command {argv[0]!r}{f': did you mean {near[0]}?' if near else '.'} Fix: "

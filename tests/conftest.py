@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.collection import COLLECTED_MODULES
 from tests.support.toy_domain import (  # fixtures of the toy domain, used across folders
     make_toy,
     toy_state,
@@ -14,6 +15,22 @@ from tests.support.toy_domain import (  # fixtures of the toy domain, used acros
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+
+class _ModuleRecorder:
+    def __init__(self, seen: set[Path]) -> None:
+        self.seen = seen
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        path = Path(report.fspath) if report.fspath else None
+        if path is not None and path.name.startswith("test_") and path.suffix == ".py":
+            self.seen.add(path.resolve())
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[COLLECTED_MODULES] = set()
+    config.pluginmanager.register(_ModuleRecorder(config.stash[COLLECTED_MODULES]), "skillbench-module-recorder")
 
 
 def compose_config(*overrides: str):

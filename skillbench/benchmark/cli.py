@@ -29,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from skillbench.benchmark.generator.build import (
+    from skillbench.benchmark.generator.generate import (
         DEFAULT_OUT,
         DEFAULT_SEED,
         build_benchmark,

@@ -13,7 +13,7 @@ import os
 import re
 
 FLAGS = ("-sc", "--shell-completion")
-SUBCOMMANDS = "run report rescore diff benchmark build import judges"
+SUBCOMMANDS = "run report rescore diff benchmark mine import judges"
 
 # Registered for `python`, `python3` and `skillbench`; a python line that is not `-m skillbench` gets no
 # candidates, so bash falls back to its default (file names), as with Hydra's own script.

@@ -170,7 +170,7 @@ def model_problems(roles: list[tuple[str, ModelConfig]], *, probe_timeout_s: flo
                    api_base_hint: str = "agent.api_base=..., or their SKILLBENCH_*_API_BASE variable") -> list[str]:
     """The problems of models called in ``roles``: unset keys, then dead endpoints or ones not serving the model.
 
-    Shared by the engine's preflight and `skillbench build`'s model stages; ``api_base_hint`` says how
+    Shared by the engine's preflight and `skillbench mine`'s model stages; ``api_base_hint`` says how
     the caller's configs point a model elsewhere.
     """
     problems: list[str] = []

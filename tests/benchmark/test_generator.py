@@ -12,7 +12,8 @@ import yaml
 
 from skillbench.benchmark import SCENARIO_PATHS, load_benchmark, select_scenarios
 from skillbench.benchmark.cli import benchmark_main
-from skillbench.benchmark.generator.build import (
+from skillbench.benchmark.generator.domains import DOMAINS_DIR, industry_ids, read_servers, read_skills
+from skillbench.benchmark.generator.generate import (
     BUILT_WITH_FAKER,
     DEFAULT_OUT,
     BuiltBenchmark,
@@ -20,7 +21,6 @@ from skillbench.benchmark.generator.build import (
     differences,
     write_benchmark,
 )
-from skillbench.benchmark.generator.domains import DOMAINS_DIR, industry_ids, read_servers, read_skills
 from skillbench.benchmark.generator.writer import dump
 from skillbench.benchmark.reference import holds, run_reference
 from skillbench.benchmark.state import EnvironmentState

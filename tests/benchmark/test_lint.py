@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from skillbench.benchmark.cli import benchmark_main
-from skillbench.benchmark.generator.build import BuiltBenchmark, build_benchmark, write_benchmark
+from skillbench.benchmark.generator.generate import BuiltBenchmark, build_benchmark, write_benchmark
 from skillbench.benchmark.lint import lint_benchmark
 from skillbench.benchmark.schema import BenchmarkManifest
 

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from skillbench.benchmark import load_benchmark
-from skillbench.benchmark.generator.build import BuiltBenchmark, build_benchmark
+from skillbench.benchmark.generator.generate import BuiltBenchmark, build_benchmark
 from skillbench.simulated import reading, scope
 
 SAY = re.compile(r'^Say: "(.+)"$')

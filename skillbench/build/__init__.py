@@ -1,1 +1,0 @@
-"""``skillbench build``: mine workflows from transcripts and turn them into a runnable benchmark (docs/pipeline.md)."""

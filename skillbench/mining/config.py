@@ -1,0 +1,195 @@
+"""The build's configuration (composed by Hydra from ``skillbench/conf/mining/``), validated by pydantic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from skillbench.config.schema import ModelConfig
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED_DATA = REPO.parent / "shared" / "data"
+STAGES = ("ingest", "extract", "cluster", "represent", "skills", "scenarios")
+
+
+class Part(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class IngestConfig(Part):
+    name: str = Field(description="Option name (the YAML file).")
+    format: Literal["jsonl", "star", "abcd"] = Field(description="Reader of the input: generic JSONL, STAR or ABCD raw.")
+    path: str | None = Field(None, description="File or folder; STAR/ABCD default to ../shared/data/<format> beside the repo.")
+    per_purpose: int | None = Field(None, ge=1, description="Keep the first N conversations of each call purpose (a fast subset).")
+    single_task_only: bool = Field(True, description="STAR: only complete dialogues whose wizard had one task.")
+
+    def resolved_path(self) -> Path:
+        if self.path:
+            return Path(self.path).expanduser()
+        if self.format == "jsonl":
+            raise ValueError("ingest.path is required for the jsonl format")
+        return SHARED_DATA / self.format
+
+
+class ExtractorConfig(Part):
+    name: str = Field(description="Option name.")
+    kind: Literal["annotated", "text", "llm"] = Field(description="annotated labels/tool calls, offline text-only, or a model.")
+    n_types: int = Field(40, ge=2, description="text: number of action types learnt from agent turns.")
+    predict_tools: bool = Field(True, description="text, llm: predict the catalogue tools a conversation used from its "
+                                                  "words (text: always; llm: where the model named none), as query:<tool>.")
+    catalogue: str | None = Field(None, description="text, llm: a JSON/YAML list of {name, description} tools, for "
+                                                    "transcripts that record no tool calls (the recorded ones are always in it).")
+    min_tool_similarity: float = Field(0.05, ge=0, le=1, description="text, llm: least TF-IDF cosine similarity of a "
+                                                                     "conversation to a tool for it to count as used.")
+    attempts: int = Field(3, ge=1, description="llm: attempts per conversation before it is dropped.")
+    model: ModelConfig | None = Field(None, description="llm: the model, configured like the engine's models.")
+
+    @model_validator(mode="after")
+    def _model_for_llm(self) -> ExtractorConfig:
+        if self.kind == "llm" and self.model is None:
+            raise ValueError("extractor.model is required when extractor.kind is llm")
+        return self
+
+
+class ClustererConfig(Part):
+    name: str = Field(description="Option name.")
+    group_by_purpose: bool = Field(True, description="Cluster within each call-purpose group (else globally).")
+    k: int | None = Field(None, ge=1, description="Fixed clusters per group; null: chosen by silhouette in [k_min, k_max].")
+    k_min: int = Field(2, ge=1, description="Smallest k tried.")
+    k_max: int = Field(4, ge=1, description="Largest k tried.")
+    min_silhouette: float = Field(0.25, description="Below this best silhouette a group stays one cluster.")
+    n_max: int = Field(2, ge=1, le=4, description="Longest action n-gram in the TF-IDF representation.")
+    seed: int = Field(0, description="K-Means seed.")
+
+
+class ModelStage(Part):
+    """What every model-backed option has: the model (shaped like the engine's model configs) and its retries."""
+
+    attempts: int = Field(3, ge=1, description="llm: replies asked for per item before it is dropped as malformed.")
+    model: ModelConfig | None = Field(None, description="llm: the model, configured like the engine's models; "
+                                                        "model.prompt_template picks the prompt version.")
+
+    def _needs_model(self, kind: str, kinds: set[str], where: str) -> None:
+        if kind in kinds and self.model is None:
+            raise ValueError(f"{where}.model is required when {where}.kind is {kind}")
+
+
+class RepresentativeConfig(ModelStage):
+    name: str = Field(description="Option name.")
+    kind: Literal["medoid", "llm"] = Field("medoid", description="medoid: the member closest on average to the others; "
+                                                                 "llm: a model writes it from the members' sequences.")
+    samples: int = Field(10, ge=1, description="Member transcripts kept per cluster for skill writing.")
+    medoid_pool: int = Field(60, ge=1, description="medoid: each member is compared with the cluster's first N members "
+                                                   "(conversation order), not all: n x N edit distances instead of n squared.")
+    max_sequences: int = Field(20, ge=1, description="llm: the most common member sequences shown to the model.")
+
+    @model_validator(mode="after")
+    def _model(self) -> RepresentativeConfig:
+        self._needs_model(self.kind, {"llm"}, "representative")
+        return self
+
+
+class SkillWriterConfig(ModelStage):
+    name: str = Field(description="Option name.")
+    kind: Literal["deterministic", "llm"] = Field("deterministic", description="Offline writer from workflow + catalogue, "
+                                                                               "or a model (per-transcript, then merged).")
+    max_facts: int = Field(4, ge=0, description="Most caller facts a skill collects.")
+    samples: int = Field(10, ge=1, description="llm: transcripts per cluster the model writes instructions from.")
+
+    @model_validator(mode="after")
+    def _model(self) -> SkillWriterConfig:
+        self._needs_model(self.kind, {"llm"}, "skill_writer")
+        return self
+
+
+class FilterConfig(ModelStage):
+    name: str = Field(description="Option name.")
+    kind: Literal["basic", "llm_judge"] = Field("basic", description="basic: support and tool steps; llm_judge: also a "
+                                                                     "model that fixes logic/compliance errors and drops poor skills.")
+    min_support: int = Field(3, ge=1, description="Drop clusters with fewer transcripts.")
+    min_tool_steps: int = Field(1, ge=0, description="Drop skills with fewer lookup/act steps.")
+    min_quality: int = Field(3, ge=1, le=5, description="llm_judge: drop skills the judge rates lower (1-5).")
+
+    @model_validator(mode="after")
+    def _model(self) -> FilterConfig:
+        self._needs_model(self.kind, {"llm_judge"}, "filter")
+        return self
+
+
+class ScenarioWriterConfig(Part):
+    name: str = Field(description="Option name.")
+    seed: int = Field(0, description="Seed of identities, personas and selection.")
+
+
+class SelectionConfig(Part):
+    name: str = Field(description="Option name.")
+    kind: Literal["balanced", "rated"] = Field("balanced", description="balanced: by path and persona; rated: a model writes "
+                                                                       "a conversation per candidate, another rates it, the best are kept.")
+    per_skill: int = Field(7, ge=1, description="Scenarios kept per skill (balanced by path and persona).")
+    max_skills: int | None = Field(None, ge=1, description="Keep the N best-supported skills.")
+    independent: bool = Field(False, description="Choose each skill's scenarios on their own (seeded by its id), so "
+                                                 "adding or dropping a skill never changes another's scenarios.")
+    pool: int = Field(2, ge=1, description="rated: candidates written and rated per kept scenario (balanced pick first).")
+    min_score: float = Field(0.0, ge=0, le=5, description="rated: candidates rated lower (mean of the rubric, 1-5) are dropped.")
+    attempts: int = Field(3, ge=1, description="rated: replies asked for per conversation or rating before the candidate is dropped.")
+    writer: ModelConfig | None = Field(None, description="rated: the model that writes the conversations.")
+    rater: ModelConfig | None = Field(None, description="rated: the model that rates them (another model, ideally).")
+
+    @model_validator(mode="after")
+    def _models(self) -> SelectionConfig:
+        if self.kind == "rated" and (self.writer is None or self.rater is None):
+            raise ValueError("selection.writer and selection.rater are required when selection.kind is rated")
+        return self
+
+
+class BuildConfig(Part):
+    out: str = Field(description="Folder the benchmark (and _mining/ with the stage files) is written to.")
+    benchmark_name: str = Field("mined", description="Name of the written benchmark (also its one industry id).")
+    stage: Literal["all", "ingest", "extract", "cluster", "represent", "skills", "scenarios"] = Field(
+        "all", description="Run every stage, or one (reading the previous stage's file).")
+    store: str | None = Field(None, description="Content-addressed item cache; default <out>/_mining/store.")
+    preflight: bool = Field(True, description="Before any stage runs: every key of the model stages to run set, every "
+                                              "self-hosted endpoint answering with its model (the engine's preflight).")
+    ingest: IngestConfig
+    extractor: ExtractorConfig
+    clusterer: ClustererConfig
+    representative: RepresentativeConfig
+    skill_writer: SkillWriterConfig
+    filter: FilterConfig
+    scenario_writer: ScenarioWriterConfig
+    selection: SelectionConfig
+
+    def store_root(self) -> Path:
+        return Path(self.store) if self.store else Path(self.out) / "_mining" / "store"
+
+
+def model_roles(cfg: BuildConfig, stages: tuple[str, ...] = STAGES) -> list[tuple[str, ModelConfig]]:
+    """The models the given stages will call, with the option that calls each (e.g. ``skill_writer``)."""
+    roles: list[tuple[str, ModelConfig | None]] = []
+    if "extract" in stages and cfg.extractor.kind == "llm":
+        roles.append(("extractor", cfg.extractor.model))
+    if "represent" in stages and cfg.representative.kind == "llm":
+        roles.append(("representative", cfg.representative.model))
+    if "skills" in stages and cfg.skill_writer.kind == "llm":
+        roles.append(("skill_writer", cfg.skill_writer.model))
+    if "skills" in stages and cfg.filter.kind == "llm_judge":
+        roles.append(("filter", cfg.filter.model))
+    if "scenarios" in stages and cfg.selection.kind == "rated":
+        roles += [("selection.writer", cfg.selection.writer), ("selection.rater", cfg.selection.rater)]
+    return [(role, model) for role, model in roles if model is not None]
+
+
+def stage_settings(cfg: BuildConfig, part: str) -> dict[str, Any]:
+    """What determines a stage's items (endpoints, keys and concurrency of a model do not)."""
+    data = getattr(cfg, part).model_dump(mode="json")
+    data.pop("name", None)
+    models = [k for k in ("model", "writer", "rater") if k in data]
+    for key in models:
+        if data[key]:
+            data[key] = {k: data[key][k] for k in ("model", "params", "prompt_template")}
+    if models and not any(data[k] for k in models):  # an offline option: settings of models it does not call change nothing
+        for key in (*models, "attempts", "pool", "min_score"):
+            data.pop(key, None)
+    return data
