@@ -29,6 +29,8 @@ def import_main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, required=True, help="run folder to write (results.jsonl, summary.json, config.json)")
     parser.add_argument("--benchmark", default="starter", help="benchmark config whose skills metadata.skill_id may name")
     parser.add_argument("--store", type=Path, default=Path("outputs/store"), help="artifact store for the transcripts")
+    parser.add_argument("--label", default=None, help="benchmark label of the imported rows (default: each record's "
+                        "metadata.benchmark, else its file's name without suffix)")
     parser.add_argument("--agent", default="imported", help="agent name for conversations whose metadata names none")
     args = parser.parse_args(argv)
     missing = [str(p) for p in args.files if not p.is_file()]
@@ -37,7 +39,8 @@ def import_main(argv: list[str]) -> int:
     if (args.out / "summary.json").exists():
         raise ConfigError(f"{args.out} already holds a finished run. Fix: choose another --out")
     cfg = import_config(args.benchmark, args.store, args.agent)
-    items, errors = import_files(args.files, args.out, cfg, load_benchmark(cfg.benchmark.source), args.agent)
+    items, errors = import_files(args.files, args.out, cfg, load_benchmark(cfg.benchmark.source), args.agent,
+                                 args.label)
     for error in errors:
         print(f"skillbench import: {error}", file=sys.stderr)
     if not items:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from skillbench.benchmark.loader import Benchmark
@@ -103,6 +103,8 @@ class Metadata(BaseModel):
         "verdict: that is labels.outcome). Not given: the judge prompt says so, rather than assuming success.")
     policy: str | None = Field(None, description="The policy or skill text the agent followed (when no skill_id).")
     tools: list[str] | None = Field(None, description="Tool names offered to the agent.")
+    benchmark: str | None = Field(None, description="The benchmark or data set the conversation comes from: the rows' "
+                                  "benchmark label (default: the --label option, else the file's name without suffix).")
     termination: str | None = Field(None, description="How it ended (resolved, transferred, ...); default from control calls.")
     labels: HumanLabels | None = None
 
@@ -117,8 +119,15 @@ class ImportedContext(BaseModel):
     labels: HumanLabels | None = None
     not_applicable: list[str] = Field(default_factory=list, description="Rule checks the data did not allow.")
     not_given: list[str] = Field(
-        default_factory=list, description="Scenario facts the record did not state (path, expected_outcome, forbidden_tools): "
+        default_factory=list, description="Facts the record did not state (path, expected_outcome, forbidden_tools, toolkit): "
         "the judge prompt says '(not given)' instead of the scenario's defaults.")
+
+    @model_validator(mode="after")
+    def _unknown_toolkit(self) -> ImportedContext:
+        # contexts stored before the toolkit could be said as unknown carry the placeholder tool 'none.given'
+        if self.skill.tools in (["none.given"], [NOT_GIVEN]) and "toolkit" not in self.not_given:
+            self.not_given.append("toolkit")
+        return self
 
 
 class RecordError(ValueError):
@@ -129,6 +138,7 @@ class RecordError(ValueError):
 class Imported:
     rollout: Rollout
     context: ImportedContext
+    benchmark: str = ""  # the rows' benchmark label: the import's own (metadata.benchmark, --label or the file's stem)
 
 
 def _require(cond: bool, field: str, problem: str) -> None:
@@ -249,7 +259,7 @@ def _context(meta: Metadata, record_id: str, messages: list[Message], benchmark:
                       company="not given", capability=policy, workflow=policy,
                       steps=[WorkflowStep(id="policy", kind="inform", instruction=policy, tools=list(meta.tools or []))],
                       success_criteria=["The caller's request is handled as the policy says."],
-                      guardrails=["Follow the policy above."], tools=list(meta.tools or ["none.given"]))
+                      guardrails=["Follow the policy above."], tools=list(meta.tools or [NOT_GIVEN]))
         not_applicable += ["verified_before_account_access"]
     scenarios = {s.id: s for s in benchmark.scenarios}
     not_given: list[str] = []
@@ -282,11 +292,14 @@ def _context(meta: Metadata, record_id: str, messages: list[Message], benchmark:
         if "expected_outcome" in not_given:
             not_applicable.append("outcome_matches_expected")
     if meta.tools is None and meta.skill_id is None:
+        # Nobody recorded what the agent was offered: the judge prompt says the toolkit is unknown (not a toolkit
+        # of one placeholder tool, which made judges call every call out-of-toolkit) and the rule check is off.
         not_applicable.append("no_unrecovered_out_of_toolkit_call")
+        not_given.append("toolkit")
     return ImportedContext(skill=skill, scenario=scenario, labels=meta.labels, not_applicable=not_applicable, not_given=not_given)
 
 
-def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark) -> Imported:
+def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark, label: str = "") -> Imported:
     """One conversation (OpenAI ``messages`` or generic ``turns``) → rollout + context; RecordError if malformed."""
     _require(isinstance(data, dict), "record", "must be a JSON object with 'messages' or 'turns'")
     try:
@@ -321,7 +334,7 @@ def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark) ->
                       messages=messages, tool_calls=records, offered_tools=list(meta.tools or context.skill.tools),
                       termination=termination, termination_detail=_termination_detail(records),  # type: ignore[arg-type]
                       turns=max((m.turn for m in messages), default=0))
-    return Imported(rollout, context)
+    return Imported(rollout, context, meta.benchmark or label)
 
 
 def read_records(path: Path) -> list[tuple[str, int, Any | RecordError]]:
@@ -372,7 +385,7 @@ def result_row(item: Imported, cfg: RunConfig) -> ResultRow:
         path=NOT_GIVEN if "path" in unknown else scenario.path, persona=scenario.persona.label,
         expected_outcome=NOT_GIVEN if "expected_outcome" in unknown else scenario.expected_outcome,
         agent=cfg.agent.name, judge=cfg.judge.name,
-        user_sim=IMPORTED, mock=IMPORTED, pass_rule=cfg.pass_rule.name, benchmark=cfg.benchmark.name, simulated=False,
+        user_sim=IMPORTED, mock=IMPORTED, pass_rule=cfg.pass_rule.name, benchmark=item.benchmark or cfg.benchmark.name, simulated=False,
         rollout_key=item.rollout.key, termination=item.rollout.termination, turns=item.rollout.turns,
         tool_calls=sum(1 for r in item.rollout.tool_calls if not r.control),
         tool_errors=sum(1 for r in item.rollout.tool_calls if r.is_error), rule_checks=checks,
@@ -382,8 +395,12 @@ def result_row(item: Imported, cfg: RunConfig) -> ResultRow:
     )
 
 
-def import_files(paths: list[Path], out: Path, cfg: RunConfig, benchmark: Benchmark, agent: str) -> tuple[list[Imported], list[str]]:
-    """Import every valid record into the run folder ``out``; returns (imported, one error line per bad record)."""
+def import_files(paths: list[Path], out: Path, cfg: RunConfig, benchmark: Benchmark, agent: str,
+                 label: str | None = None) -> tuple[list[Imported], list[str]]:
+    """Import every valid record into the run folder ``out``; returns (imported, one error line per bad record).
+
+    The rows' benchmark label is the import's own: a record's metadata.benchmark, else ``label``, else its file's
+    stem (never the --benchmark whose skills the records may name: they are not its scenarios)."""
     store = ArtifactStore(cfg.store.root)
     items: list[Imported] = []
     errors: list[str] = []
@@ -393,7 +410,7 @@ def import_files(paths: list[Path], out: Path, cfg: RunConfig, benchmark: Benchm
             try:
                 if isinstance(data, RecordError):
                     raise data
-                item = parse_record(data, f"{path.stem}-{number}", agent, benchmark)
+                item = parse_record(data, f"{path.stem}-{number}", agent, benchmark, label or path.stem)
                 # one row per conversation id: a second one would silently replace the first in every report
                 _require(item.rollout.scenario_id not in seen, "metadata.id",
                          f"{item.rollout.scenario_id!r} already imported from {seen.get(item.rollout.scenario_id)}")
@@ -407,6 +424,8 @@ def import_files(paths: list[Path], out: Path, cfg: RunConfig, benchmark: Benchm
     agents = {item.rollout.agent for item in items}
     if len(agents) == 1:  # the run is named after the one agent the metadata names
         cfg = cfg.model_copy(update={"agent": cfg.agent.model_copy(update={"name": agents.pop()})})
+    labels = sorted({item.benchmark for item in items})  # the run's label: its rows' (several joined by '+')
+    cfg = cfg.model_copy(update={"benchmark": cfg.benchmark.model_copy(update={"name": "+".join(labels)})})
     rows = [result_row(item, cfg) for item in items]
     for item in items:
         store.put("rollouts", item.rollout.key, item.rollout)

@@ -72,6 +72,7 @@ class Entry:
 @dataclass
 class JudgePrompt:
     toolkit: list[str] = field(default_factory=list)
+    toolkit_given: bool = True  # False: the prompt says the tools offered are unknown, so no call is outside them
     steps: list[JudgedStep] = field(default_factory=list)
     guardrails: list[str] = field(default_factory=list)
     path: str = ""
@@ -89,6 +90,7 @@ def read_judge_prompt(text: str) -> JudgePrompt:
     view = parse_judge_prompt(text)
     prompt = JudgePrompt()
     prompt.toolkit = [tool_key(name) for name in view.toolkit]
+    prompt.toolkit_given = view.toolkit_given
     prompt.steps = [JudgedStep(s.index, s.kind, s.instruction, [tool_key(t) for t in s.tools], s.required) for s in view.steps]
     prompt.guardrails = list(view.guardrails)
     prompt.path = view.path
@@ -169,7 +171,8 @@ def analyse(prompt: JudgePrompt) -> Findings:
     calls = [e for e in entries if e.kind == "call" and e.name not in CONTROL_TOOLS]
     agent_messages = [e for e in entries if e.kind == "agent"]
     caller_messages = [e for e in entries if e.kind == "caller"]
-    toolkit = set(prompt.toolkit)
+    # An unknown toolkit holds every tool the agent called: none of them is outside it.
+    toolkit = set(prompt.toolkit) if prompt.toolkit_given else {c.name for c in calls}
     verify_steps = [s for s in prompt.steps if s.kind == "verify"]
     verify_tools = {t for s in verify_steps for t in s.tools}
     verify_index = verify_steps[0].index if verify_steps else 0

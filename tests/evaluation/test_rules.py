@@ -93,7 +93,6 @@ def test_a_required_tool_the_scenario_always_fails_counts_when_attempted() -> No
         ("success", "resolved", True),
         ("success", "transferred", False),  # success is not a transfer
         ("success", "out_of_scope", False),
-        ("success", "user_ended", False),  # the caller hanging up shows no outcome
         ("success", "max_turns", False),
         ("appropriately_transferred", "transferred", True),
         ("appropriately_transferred", "resolved", False),
@@ -105,6 +104,24 @@ def test_outcome_matches_expected(expected: str, termination: str, passed: bool)
     found = checks(rollout(termination=termination), make_scenario(expected_outcome=expected))["outcome_matches_expected"]
     assert found.passed is passed and not found.hard
     assert found.detail.startswith(f"expected {expected} (ends ") and found.detail.endswith(f"ended {termination}")
+
+
+def test_a_caller_ended_conversation_is_read_by_what_happened() -> None:
+    """user_ended (the caller's stop marker or hang-up) says who spoke last, not how it went: success is reached when
+    every required tool succeeded first, missed when one did not, and left to the judge when nothing shows it."""
+    scenario = make_scenario(expected_outcome="success", required_tools=[VERIFY, UPDATE])
+    done = checks(rollout(call(VERIFY), call(UPDATE), termination="user_ended"), scenario)["outcome_matches_expected"]
+    assert done.passed and "after all 2 required tool(s) succeeded" in done.detail
+    failed = checks(rollout(call(VERIFY), call(UPDATE, error=True), termination="user_ended"), scenario)["outcome_matches_expected"]
+    assert not failed.passed and UPDATE in failed.detail
+    # no required tool known (an imported conversation without a scenario): the check does not apply
+    bare = make_scenario(expected_outcome="success", required_tools=[])
+    assert "outcome_matches_expected" not in checks(rollout(call(VERIFY), termination="user_ended"), bare)
+    transfer = make_scenario(expected_outcome="appropriately_transferred", required_tools=[])
+    assert not checks(rollout(termination="user_ended"), transfer)["outcome_matches_expected"].passed  # only a transfer shows one
+    refusal = make_scenario(expected_outcome="appropriately_out_of_scope", required_tools=[])
+    assert checks(rollout(termination="user_ended"), refusal)["outcome_matches_expected"].passed  # nothing was changed
+    assert "outcome_matches_expected" not in checks(rollout(call(UPDATE), termination="user_ended"), refusal)
 
 
 @pytest.mark.parametrize(

@@ -255,3 +255,46 @@ def test_imported_turns_count_like_native_ones() -> None:
     assert [r.turn for r in item.rollout.tool_calls] == [2, 2, 2, 2, 3]
     assert [(m.role, m.turn) for m in item.rollout.messages if m.role in {"user", "assistant"} and m.content] == [
         ("user", 0), ("assistant", 1), ("user", 1), ("assistant", 2), ("user", 2), ("assistant", 3)]
+
+
+def test_an_unrecorded_toolkit_is_said_as_unknown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An import without metadata.tools: the judge prompt says the toolkit was not given (not a one-tool toolkit
+    'none.given'), tells the judge no call is outside it, and the judge does not cite out-of-toolkit calls."""
+    from skillbench.prompts.judge import TOOLKIT_UNKNOWN_NOTE
+
+    records = _fixture_records()[:6]
+    for record in records:
+        del record["metadata"]["tools"]
+    bare = parse_record(records[0], "r0", "x", load_benchmark("starter"))
+    _, prompt = subject_prompt(imported_subject(bare), DEFAULT_RUBRIC_VERSION)
+    assert f"Toolkit: {NOT_GIVEN}\n{TOOLKIT_UNKNOWN_NOTE}\n" in prompt and "none.given" not in prompt
+    view = parse_judge_prompt(prompt)
+    assert view.toolkit == [] and not view.toolkit_given
+    assert "no_unrecovered_out_of_toolkit_call" not in prompt  # nor does a rule check say so
+    with_tools = parse_record(_fixture_records()[0], "r0", "x", load_benchmark("starter"))
+    assert parse_judge_prompt(subject_prompt(imported_subject(with_tools), DEFAULT_RUBRIC_VERSION)[1]).toolkit_given
+
+    source = tmp_path / "tau_like_runs.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records))
+    code, run = _import(tmp_path, source)
+    assert code == 0
+    assert set(load_results(run)["benchmark"]) == {"tau_like_runs"}  # the import's own label, not 'starter'
+    assert main(["judges", "validate", "judge=sim_balanced", f"store.root={tmp_path / 'store'}", "--run", str(run),
+                 "--out", str(tmp_path / "lab")]) == 0
+    capsys.readouterr()
+    from skillbench.store import ArtifactStore
+
+    verdicts = [p.read_text() for p in ArtifactStore(tmp_path / "store").root.rglob("*.json") if "explanation" in p.read_text()]
+    assert verdicts and not any("outside the toolkit" in text for text in verdicts)
+
+
+def test_the_benchmark_label_is_the_imports_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = _fixture_records()[:3]
+    records[0]["metadata"]["benchmark"] = "tau-retail"
+    source = tmp_path / "mixed.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records))
+    run = tmp_path / "run"
+    assert main(["import", str(source), "--out", str(run), "--store", str(tmp_path / "store"), "--label", "vendor-x"]) == 0
+    frame = load_results(run)
+    assert sorted(frame["benchmark"]) == ["tau-retail", "vendor-x", "vendor-x"]
+    assert json.loads((run / "config.json").read_text())["benchmark"]["name"] == "tau-retail+vendor-x"

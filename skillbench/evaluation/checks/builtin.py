@@ -99,8 +99,8 @@ def verified_before_write(ctx: CheckContext) -> CheckResult | None:
     return CheckResult(passed=True, detail="ok")
 
 
-# The one termination that shows each expected outcome was reached. A caller hanging up (user_ended)
-# or running out of turns shows none of them; a transfer never counts as a success.
+# The one termination that shows each expected outcome was reached. Running out of turns shows none of them; a
+# transfer never counts as a success. A caller hanging up (user_ended) is read by what happened instead (below).
 EXPECTED_TERMINATION: dict[ExpectedOutcome, Termination] = {
     "success": "resolved",
     "appropriately_transferred": "transferred",
@@ -108,10 +108,39 @@ EXPECTED_TERMINATION: dict[ExpectedOutcome, Termination] = {
 }
 
 
+def _user_ended(ctx: CheckContext) -> CheckResult | None:
+    """A conversation the caller ended (a stop marker, a hang-up: who spoke last) judged by what happened before.
+
+    success: reached when every tool the scenario requires succeeded before the caller left, missed when one did
+    not; with no required tool known (an imported conversation without a scenario) nothing in the record shows
+    success or its absence, so the check does not apply and the judge decides. A transfer is shown only by a
+    transfer, so appropriately_transferred is missed. appropriately_out_of_scope: reached when the agent changed
+    nothing (no tool call succeeded), else left to the judge.
+    """
+    expected = ctx.scenario.expected_outcome
+    done = {r.name for r in ctx.rollout.tool_calls if not r.control and not r.is_error}
+    if expected == "success":
+        required = ctx.scenario.required_tools
+        if not required:
+            return None
+        missing = [name for name in required if name not in done]
+        if missing:
+            return CheckResult(passed=False, detail=f"expected success; the caller ended before {', '.join(missing)} succeeded")
+        return CheckResult(passed=True, detail=f"expected success; the caller ended after all {len(required)} required tool(s) succeeded")
+    if expected == "appropriately_transferred":
+        return CheckResult(passed=False, detail="expected appropriately_transferred (ends transferred); the caller ended with no transfer")
+    if done:
+        return None
+    return CheckResult(passed=True, detail="expected appropriately_out_of_scope; the caller ended and the agent had changed nothing")
+
+
 # Soft by default (the paper's rule leaves the outcome to the judge); pass_rule=state_strict makes it hard.
-@rule_check("outcome_matches_expected", hard=False)
-def outcome_matches_expected(ctx: CheckContext) -> CheckResult:
+# v2: a caller-ended conversation is read by what happened, not failed for who spoke last (_user_ended).
+@rule_check("outcome_matches_expected", hard=False, version="2")
+def outcome_matches_expected(ctx: CheckContext) -> CheckResult | None:
     expected = ctx.scenario.expected_outcome
     wanted = EXPECTED_TERMINATION[expected]
     ended = ctx.rollout.termination
+    if ended == "user_ended":
+        return _user_ended(ctx)
     return CheckResult(passed=ended == wanted, detail=f"expected {expected} (ends {wanted}); ended {ended}")
