@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import json
+import logging
 import time
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
+from skillbench.agents import MAIN_MODEL, Agent, AgentModels, AgentReply, AgentState, LLMAgent
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario
 from skillbench.config.schema import MockConfig
 from skillbench.core.errors import InfrastructureError, ModelOutputError
 from skillbench.core.records import Message, Rollout, Termination, ToolCall, ToolCallRecord, Usage
-from skillbench.models.client import ClientPool, Completion, ModelClient
+from skillbench.models.client import ClientPool, ModelClient
 from skillbench.prompts import (
     CONTROL_TOOL_DEFINITIONS,
     END_CONVERSATION,
@@ -22,6 +24,11 @@ from skillbench.prompts import (
     render_user_prompt,
 )
 from skillbench.tools import open_tool_session
+
+if TYPE_CHECKING:
+    from skillbench.tools import ToolSession
+
+log = logging.getLogger(__name__)
 
 # Tool-call rounds the agent may make without speaking to the caller; beyond it the turn ends as max_turns.
 MAX_TOOL_ROUNDS_PER_TURN = 12
@@ -39,30 +46,10 @@ class RolloutParams:
     mock: MockConfig
     max_turns: int
     seed: int
-
-
-def _to_openai(message: Message) -> dict[str, Any]:
-    data: dict[str, Any] = {"role": message.role, "content": message.content}
-    if message.tool_calls:
-        data["tool_calls"] = [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {
-                    "name": call.name,
-                    "arguments": call.raw_arguments if call.raw_arguments is not None else _json(call.arguments),
-                },
-            }
-            for call in message.tool_calls
-        ]
-    if message.role == "tool":
-        data["tool_call_id"] = message.tool_call_id
-        data["name"] = message.name
-    return data
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    agent_program: Agent = field(default_factory=LLMAgent)
+    agent_models: Mapping[str, ModelClient] = field(
+        default_factory=dict, metadata={"description": "The agent program's other models, by name (agent.models)."}
+    )
 
 
 _CONTROL_SCHEMAS: dict[str, dict[str, Any]] = {
@@ -122,148 +109,179 @@ def _unparsed_call_record(call: ToolCall, turn: int, name: str, offered: bool) -
     )
 
 
-def empty_turn(reply: Completion) -> str | None:
-    """Why an agent reply is unusable (no choices; no text after <think> removal and no tool calls), else None."""
-    if reply.problem is not None:
-        return reply.problem
-    if not reply.tool_calls and not (reply.content or "").strip():
-        return "the reply had neither text nor tool calls"
-    return None
-
-
 async def run_rollout(scenario: Scenario, params: RolloutParams, *, key: str) -> Rollout:
     """One conversation, start to end. Infrastructure failures raise InfrastructureError, with the
     usage spent so far in ``by_role``; the agent's unusable output ends the conversation as model_error."""
     usage = {"agent": Usage(), "user": Usage()}
     try:
-        return await _converse(scenario, params, key, usage)
+        return await _Conversation(scenario, params, usage).run(key)
     except InfrastructureError as exc:
         exc.by_role = {role: value.add(exc.by_role.get(role, Usage())) for role, value in usage.items()}
         raise
 
 
-async def _converse(scenario: Scenario, params: RolloutParams, key: str, usage: dict[str, Usage]) -> Rollout:
-    started = time.perf_counter()
-    skill = params.benchmark.skill_of(scenario)
-    stop_marker = params.stop_marker
-    messages: list[Message] = [Message(role="system", content=render_agent_prompt(skill))]
-    agent_view: list[dict[str, Any]] = [_to_openai(messages[0])]
-    user_view: list[dict[str, Any]] = [
-        {"role": "system", "content": render_user_prompt(scenario, skill, stop_marker)},
-        {"role": "user", "content": render_opening_instruction()},
-    ]
-    records: list[ToolCallRecord] = []  # every tool call, control calls included, in call order
-    termination: Termination | None = None
-    detail = ""
-    turn = 0
+class _Conversation:
+    """One conversation while it runs. The turn loop, as named steps: the caller opens (:meth:`user_speaks`),
+    then each turn the agent acts (:meth:`agent_turn`: replies and tool calls until it answers the caller)
+    and the caller answers (:meth:`user_answers`), until one of them ends it (:meth:`end`)."""
 
-    async def user_reply() -> str:
-        """The simulator's next message; a blank one is asked again once, then it is an infrastructure error."""
+    def __init__(self, scenario: Scenario, params: RolloutParams, usage: dict[str, Usage]) -> None:
+        self.scenario = scenario
+        self.params = params
+        self.usage = usage
+        self.skill = params.benchmark.skill_of(scenario)
+        self.messages: list[Message] = [Message(role="system", content=render_agent_prompt(self.skill))]
+        self.user_view: list[dict[str, Any]] = [
+            {"role": "system", "content": render_user_prompt(scenario, self.skill, params.stop_marker)},
+            {"role": "user", "content": render_opening_instruction()},
+        ]
+        self.records: list[ToolCallRecord] = []  # every tool call, control calls included, in call order
+        self.termination: Termination | None = None
+        self.detail = ""
+        self.turn = 0
+        models = {MAIN_MODEL: params.agent, **params.agent_models}
+        self.agent_models = AgentModels(models, lambda spent: self._spend("agent", spent))
+
+    def _spend(self, role: str, spent: Usage | None) -> None:
+        self.usage[role] = self.usage[role].add(spent or Usage())
+
+    def end(self, termination: Termination, detail: str) -> None:
+        self.termination, self.detail = termination, detail
+
+    async def run(self, key: str) -> Rollout:
+        started = time.perf_counter()
+        params = self.params
+        async with open_tool_session(
+            params.benchmark, self.scenario, params.mock, seed=params.seed, clients=params.clients
+        ) as tools:
+            state = AgentState(
+                skill=self.skill, policy=self.messages[0].content or "",
+                tools=[*tools.openai_tools, *CONTROL_TOOL_DEFINITIONS], messages=self.messages,
+                models=self.agent_models,
+            )
+            if not await self.user_speaks(0):
+                self.end("user_ended", "the caller ended before speaking")
+            while self.termination is None:
+                self.turn += 1
+                if self.turn > params.max_turns:
+                    self.end("max_turns", f"{params.max_turns} agent turns")
+                    break
+                reply = await self.agent_turn(state, tools)
+                if reply is not None and not await self.user_answers(reply):
+                    self.end("user_ended", "the caller ended the conversation")
+            self.usage["mock"] = tools.usage
+            final_state = tools.state
+            offered = list(tools.offered)
+        assert self.termination is not None
+        return Rollout(
+            key=key,
+            scenario_id=self.scenario.id,
+            skill_id=self.scenario.skill_id,
+            agent=params.agent.cfg.name,
+            messages=self.messages,
+            tool_calls=self.records,
+            offered_tools=offered,
+            termination=self.termination,
+            termination_detail=self.detail,
+            turns=self.turn if self.termination != "max_turns" else params.max_turns,
+            final_state=final_state,
+            usage=self.usage,
+            duration_s=time.perf_counter() - started,
+        )
+
+    async def user_speaks(self, turn: int) -> bool:
+        """The simulator's next message into the transcript; False when it ends the conversation instead."""
+        text = await self._user_reply()
+        if self.params.stop_marker in text:
+            return False
+        self.user_view.append({"role": "assistant", "content": text})
+        self.messages.append(Message(role="user", content=text, turn=turn))
+        return True
+
+    async def user_answers(self, reply: AgentReply) -> bool:
+        """The caller hears the agent's reply and answers it; False when it ends the conversation."""
+        self.user_view.append({"role": "user", "content": reply.content or ""})
+        return await self.user_speaks(self.turn)
+
+    async def _user_reply(self) -> str:
+        """The simulator's next text; a blank one is asked again once, then it is an infrastructure error."""
+        user = self.params.user
         problem = ""
         for _attempt in range(2):
             try:
-                reply = await params.user.complete(user_view)
+                reply = await user.complete(self.user_view)
             except ModelOutputError as exc:  # the simulator is our tooling, not the model under test
-                usage["user"] = usage["user"].add(exc.usage or Usage())
+                self._spend("user", exc.usage)
                 raise InfrastructureError(f"user simulator: {exc}") from exc
             except InfrastructureError as exc:
-                usage["user"] = usage["user"].add(exc.usage or Usage())
+                self._spend("user", exc.usage)
                 raise
-            usage["user"] = usage["user"].add(reply.usage)
+            self._spend("user", reply.usage)
             text = (reply.content or "").strip()
             if text:
                 return text
             problem = reply.problem or "a blank reply"
-        raise InfrastructureError(f"user simulator ({params.user.cfg.model}): {problem} twice")
+        raise InfrastructureError(f"user simulator ({user.cfg.model}): {problem} twice")
 
-    async def agent_reply() -> Completion | str:
-        """The agent's next reply, or why it is unusable (the model's own failure)."""
+    async def agent_turn(self, state: AgentState, tools: ToolSession) -> AgentReply | None:
+        """The agent's replies and their tool calls until it answers the caller without a tool call (that
+        reply is returned); None when the conversation ended during the turn."""
+        state.turn = self.turn
+        for _round in range(MAX_TOOL_ROUNDS_PER_TURN):
+            reply = await self.agent_reply(state)
+            if reply is None:
+                return None
+            self.messages.append(Message(
+                role="assistant", content=reply.content, tool_calls=reply.tool_calls, turn=self.turn,
+                reasoning=reply.reasoning,
+            ))
+            if not reply.tool_calls:
+                return reply
+            await self.run_tool_calls(reply.tool_calls, tools)
+            if self.termination is not None:
+                return None
+        self.end("max_turns", f"more than {MAX_TOOL_ROUNDS_PER_TURN} tool rounds without replying")
+        return None
+
+    async def agent_reply(self, state: AgentState) -> AgentReply | None:
+        """The agent's next message; None (the conversation ended as model_error) when it has no usable one."""
         try:
-            reply = await params.agent.complete(agent_view, tools=agent_tools)
-        except ModelOutputError as exc:
-            usage["agent"] = usage["agent"].add(exc.usage or Usage())
-            return str(exc)
-        except InfrastructureError as exc:
-            usage["agent"] = usage["agent"].add(exc.usage or Usage())
+            reply = await self.params.agent_program.reply(state)
+        except InfrastructureError:
             raise
-        usage["agent"] = usage["agent"].add(reply.usage)
-        return empty_turn(reply) or reply
+        except ModelOutputError as exc:
+            self.end("model_error", f"agent: {exc}")
+            return None
+        except Exception as exc:  # the agent program's own failure (our model client's are infrastructure)
+            log.warning("agent program failed on %s", self.scenario.id, exc_info=True)
+            self.end("model_error", f"agent: the agent program raised {type(exc).__name__}: {str(exc)[:300]}")
+            return None
+        if not isinstance(reply, AgentReply):
+            self.end("model_error", f"agent: the agent program returned {type(reply).__name__}, not an AgentReply")
+            return None
+        if not reply.tool_calls and not (reply.content or "").strip():
+            self.end("model_error", "agent: the reply had neither text nor tool calls")
+            return None
+        return reply
 
-    async def user_says(turn_number: int) -> bool:
-        """Ask the simulator for its next message; False when it ends the conversation."""
-        text = await user_reply()
-        if stop_marker in text:
-            return False
-        user_view.append({"role": "assistant", "content": text})
-        message = Message(role="user", content=text, turn=turn_number)
-        messages.append(message)
-        agent_view.append(_to_openai(message))
-        return True
-
-    async with open_tool_session(
-        params.benchmark, scenario, params.mock, seed=params.seed, clients=params.clients
-    ) as tools:
-        agent_tools = [*tools.openai_tools, *CONTROL_TOOL_DEFINITIONS]
-        if not await user_says(0):
-            termination, detail = "user_ended", "the caller ended before speaking"
-        while termination is None:
-            turn += 1
-            if turn > params.max_turns:
-                termination, detail = "max_turns", f"{params.max_turns} agent turns"
-                break
-            for _round in range(MAX_TOOL_ROUNDS_PER_TURN):
-                reply = await agent_reply()
-                if isinstance(reply, str):
-                    termination, detail = "model_error", f"agent: {reply}"
-                    break
-                message = Message(
-                    role="assistant", content=reply.content, tool_calls=reply.tool_calls, turn=turn,
-                    reasoning=reply.reasoning,
-                )
-                messages.append(message)
-                agent_view.append(_to_openai(message))
-                if not reply.tool_calls:
-                    break
-                for call in reply.tool_calls:
-                    if call.name in (END_CONVERSATION, TRANSFER_TO_HUMAN):
-                        record, termination, detail = _control_record(call, turn)
-                    elif call.raw_arguments is not None:
-                        name = tools.mcp_name(call.name)
-                        record = _unparsed_call_record(call, turn, name, offered=name in tools.offered)
-                    else:
-                        record = await tools.call(call.name, call.arguments, call_id=call.id, turn=turn)
-                        if record.error_kind == "infra":  # the mock itself failed (e.g. llm mode): not the agent's doing
-                            raise InfrastructureError(f"mock tool {call.name}: {record.result}")
-                    records.append(record)
-                    if termination is not None:
-                        break
-                    result = Message(role="tool", content=record.result, tool_call_id=call.id, name=call.name, turn=turn)
-                    messages.append(result)
-                    agent_view.append(_to_openai(result))
+    async def run_tool_calls(self, calls: list[ToolCall], tools: ToolSession) -> None:
+        """Each call in order on the scenario's MCP session (control calls end the conversation), its result
+        into the transcript; calls after an ending are not made."""
+        for call in calls:
+            if call.name in (END_CONVERSATION, TRANSFER_TO_HUMAN):
+                record, termination, detail = _control_record(call, self.turn)
                 if termination is not None:
-                    break
+                    self.end(termination, detail)
+            elif call.raw_arguments is not None:
+                name = tools.mcp_name(call.name)
+                record = _unparsed_call_record(call, self.turn, name, offered=name in tools.offered)
             else:
-                termination, detail = "max_turns", f"more than {MAX_TOOL_ROUNDS_PER_TURN} tool rounds without replying"
-            if termination is not None:
-                break
-            user_view.append({"role": "user", "content": reply.content or ""})
-            if not await user_says(turn):
-                termination, detail = "user_ended", "the caller ended the conversation"
-        usage["mock"] = tools.usage
-        final_state = tools.state
-        offered = list(tools.offered)
-    return Rollout(
-        key=key,
-        scenario_id=scenario.id,
-        skill_id=scenario.skill_id,
-        agent=params.agent.cfg.name,
-        messages=messages,
-        tool_calls=records,
-        offered_tools=offered,
-        termination=termination,
-        termination_detail=detail,
-        turns=turn if termination != "max_turns" else params.max_turns,
-        final_state=final_state,
-        usage=usage,
-        duration_s=time.perf_counter() - started,
-    )
+                record = await tools.call(call.name, call.arguments, call_id=call.id, turn=self.turn)
+                if record.error_kind == "infra":  # the mock itself failed (e.g. llm mode): not the agent's doing
+                    raise InfrastructureError(f"mock tool {call.name}: {record.result}")
+            self.records.append(record)
+            if self.termination is not None:
+                return
+            self.messages.append(
+                Message(role="tool", content=record.result, tool_call_id=call.id, name=call.name, turn=self.turn)
+            )

@@ -1,0 +1,31 @@
+"""Agents under test: the protocol the turn loop speaks and skillbench's implementations of it.
+
+An agent is ``async reply(state: AgentState) -> AgentReply``; the default, :class:`LLMAgent`, is one model
+call per reply. See docs/agents.md.
+"""
+
+from skillbench.agents.llm import LLMAgent
+from skillbench.agents.protocol import (
+    MAIN_MODEL,
+    Agent,
+    AgentModels,
+    AgentReply,
+    AgentState,
+    as_agent_reply,
+    last_user_text,
+    openai_message,
+    unusable_reply,
+)
+
+__all__ = [
+    "MAIN_MODEL",
+    "Agent",
+    "AgentModels",
+    "AgentReply",
+    "AgentState",
+    "LLMAgent",
+    "as_agent_reply",
+    "last_user_text",
+    "openai_message",
+    "unusable_reply",
+]
