@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from jsonschema import Draft202012Validator, SchemaError
 from pydantic import BaseModel
 
+from skillbench.benchmark.integrity import dangling_references, schema_problem
 from skillbench.benchmark.loader import parse_file, read_yaml, resolve_source, yaml_files
 from skillbench.benchmark.reference import Hints, holds, run_reference
 from skillbench.benchmark.schema import (
@@ -86,10 +86,9 @@ def _load(model: type[M], path: Path, report: LintReport) -> M | None:
 
 def _check_tool(tool: ToolSpec, where: str, report: LintReport) -> None:
     schema = tool.input_schema
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        report.add(where, f"input_schema is not a valid JSON Schema (Draft 2020-12): {exc.message}")
+    problem = schema_problem(schema)
+    if problem:
+        report.add(where, f"input_schema {problem}")
         return
     properties = schema.get("properties", {})
     for name in schema.get("required", []):
@@ -221,8 +220,11 @@ def _hints(scenario: Scenario) -> Hints:
     )
 
 
-def _check_state(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], where: str, report: LintReport) -> None:
+def _check_state(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], where: str, report: LintReport,
+                 references: dict[str, str] | None = None) -> None:
     state = scenario.initial_state
+    for dangling in dangling_references(state, references):
+        report.add(where, f"'{dangling}")
     created = {tools[n].effect.collection for n in skill.tools if n in tools and tools[n].effect.operation == "create"}
     for name in scenario.required_tools:
         tool = tools.get(name)
@@ -330,7 +332,7 @@ def lint_benchmark(source: str | Path) -> LintReport:
                 content[key] = scenario.id
             _check_tools(scenario, skill, tools, where, report)
             _check_paths(scenario, where, report)
-            _check_state(scenario, skill, tools, where, report)
+            _check_state(scenario, skill, tools, where, report, manifest.references if manifest else None)
             coverage[skill.industry].add(scenario.path)
     if scenarios == 0:
         report.add("scenarios/", "no scenarios found")

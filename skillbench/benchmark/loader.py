@@ -10,14 +10,32 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from skillbench.benchmark.integrity import dangling_references, schema_problem
 from skillbench.benchmark.schema import BenchmarkManifest, Scenario, ScenarioFile, Skill, ToolServer, ToolSpec
 from skillbench.benchmark.version import content_version
 from skillbench.core.errors import BenchmarkDataError, first_cause_first, spelling_hint
+from skillbench.core.yamlfile import describe_yaml_error, load_yaml
 
 PACKAGED_DIR = Path(__file__).parent / "data"
-# libyaml's safe loader when PyYAML was built with it (about 7x faster on the full benchmark).
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 M = TypeVar("M", bound=BaseModel)
+
+# What each field holds, for a value of the wrong shape: the fix names what *is* supported.
+SUPPORTED_SHAPES: dict[str, str] = {
+    "initial_state": "a mapping of collection name → list of records, each record a mapping of field → value",
+    "user_facts": "a mapping of fact name → value (a string, number, boolean, list or mapping)",
+    "target_state": "a list of {collection, match: {field: value}, expect: {field: value}, absent: bool}",
+    "gold_actions": "a list of {tool: '<server>.<operation>', arguments: {name: value}}",
+    "actions": "a list of {goal, facts: {name: value}}",
+    "tool_failures": "a mapping of tool name → number of failing first calls",
+    "input_schema": "a JSON Schema object with type: object",
+    "effect": "{operation: lookup|get|verify|create|update|delete|action, collection, match, set, ...}",
+    "steps": "a list of {id, kind, instruction, tools, collects, required, alternatives}",
+    "alternatives": "a list of {tools: [...], collects: [...]}, any one of which completes the step",
+    "volatile_fields": "a mapping of collection name → list of field names the whole-state check ignores",
+    "references": "a mapping '<collection>.<field>' → '<collection>.<field>' of the id it points at",
+    "lint_waivers": "a mapping of lint rule name → the reason it does not apply to this benchmark",
+}
+_SHAPE_ERRORS = ("_type", "dict_", "list_", "string_", "int_", "float_", "bool_", "model_")
 
 
 @dataclass
@@ -60,11 +78,10 @@ def read_yaml(path: Path, texts: dict[str, str] | None = None) -> Any:
     if texts is not None:
         texts[f"{path.parent.name}/{path.name}"] = text
     try:
-        return yaml.load(text, Loader=_SAFE_LOADER)
+        return load_yaml(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise BenchmarkDataError(f"{path}:{where} is not valid YAML ({getattr(exc, 'problem', exc)}). Fix the syntax.") from None
+        fix = "keep one of them" if "duplicate key" in str(exc) else "fix the syntax"
+        raise BenchmarkDataError(f"{path}:{describe_yaml_error(exc)}. Fix: {fix}.") from None
 
 
 def parse_file(model: type[M], data: Any, path: Path) -> M:
@@ -75,8 +92,11 @@ def parse_file(model: type[M], data: Any, path: Path) -> M:
         err = errors[0]
         loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
         more = f" [and {len(errors) - 1} more problem(s)]" if len(errors) > 1 else ""
+        shape = next((SUPPORTED_SHAPES[str(p)] for p in reversed(err["loc"]) if str(p) in SUPPORTED_SHAPES), None)
         if err["type"] == "extra_forbidden":
             hint = spelling_hint(err, errors) or "remove it or fix its spelling"
+        elif err["type"] != "missing" and shape and err["type"].startswith(_SHAPE_ERRORS):
+            hint = f"give it a supported shape ({shape})"
         else:
             hint = "add or correct it"
         raise BenchmarkDataError(f"{path}: field '{loc}': {err['msg']}. Fix: {hint} in that file.{more}") from None
@@ -112,6 +132,11 @@ def _load_cached(root_str: str) -> Benchmark:
                 )
             if tool.name in tools:
                 raise BenchmarkDataError(f"{path}: field 'tools.{index}.name': {tool.name!r} is defined twice.")
+            problem = schema_problem(tool.input_schema)
+            if problem:
+                raise BenchmarkDataError(
+                    f"{path}: tool {tool.name}: field 'tools.{index}.input_schema' {problem}. Fix: correct the schema."
+                )
             tools[tool.name] = tool
             files[tool.name] = path
 
@@ -157,6 +182,13 @@ def _load_cached(root_str: str) -> Benchmark:
                     raise BenchmarkDataError(
                         f"{where}.required_tools.{tool_index}': {name!r} is not in skill {skill.id!r}'s toolkit."
                     )
+            dangling = dangling_references(scenario.initial_state, manifest.references)
+            if dangling:
+                raise BenchmarkDataError(
+                    f"{path}: scenario {scenario.id}: field 'scenarios.{index}.{dangling[0]}. Fix: add that record "
+                    f"to initial_state.{dangling[0].target} or correct the id."
+                    + (f" [and {len(dangling) - 1} more dangling reference(s)]" if len(dangling) > 1 else "")
+                )
             seen.add(scenario.id)
             scenarios.append(scenario)
             files[scenario.id] = path

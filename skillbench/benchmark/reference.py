@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from referencing.exceptions import Unresolvable
 
 from skillbench.benchmark.schema import Skill, State, StateExpectation, ToolSpec
 from skillbench.benchmark.state import EnvironmentState
@@ -213,7 +214,10 @@ def run_reference(
             args = _arguments(tool, step.id, user_facts, asked, known, trace.problems)
             if args is None:
                 continue
-            errors = sorted(e.message for e in _validator(tool).iter_errors(args)) if validate else []
+            try:
+                errors = sorted(e.message for e in _validator(tool).iter_errors(args)) if validate else []
+            except Unresolvable as exc:  # a broken $ref: the catalogue check names it; the call cannot be checked
+                errors = [f"its schema does not resolve ({exc})"]
             if errors:
                 trace.problems.append(f"{name} (step '{step.id}'): arguments {args} fail its schema: {errors[0]}")
             result, change, error = apply_effect(tool, env, args)

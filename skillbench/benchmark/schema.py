@@ -185,3 +185,10 @@ class BenchmarkManifest(Record):
     version: str = "1"
     description: str = ""
     industries: list[Industry]
+    references: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "'<collection>.<field>' → '<collection>.<key field>' it points at, for references the naming "
+            "convention does not show (a field named '<singular of a collection>_id' points at that collection)."
+        ),
+    )

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from skillbench.core.errors import ConfigError
+from skillbench.core.yamlfile import load_yaml
 from skillbench.mining.records import Conversation
 
 RUNNER_UP = 0.8  # a second tool counts when it matches almost as well as the best (a lookup, then a booking)
@@ -42,7 +43,7 @@ def load_catalogue(path: str | None) -> list[CatalogueTool]:
         raise ConfigError(f"extractor.catalogue: {file} does not exist. Fix: point it at a JSON or YAML list of "
                           f"{{name, description}} tools, or drop it.")
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8")) if file.suffix in {".yaml", ".yml"} else \
+        data = load_yaml(file.read_text(encoding="utf-8")) if file.suffix in {".yaml", ".yml"} else \
             json.loads(file.read_text(encoding="utf-8"))
         return [CatalogueTool.model_validate(t) for t in (data or [])]
     except (ValueError, ValidationError, yaml.YAMLError, TypeError) as exc:

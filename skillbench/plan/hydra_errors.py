@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from skillbench.config.schema import BUILTIN_MOCKS, PluginMock, RunConfig
+from skillbench.core.yamlfile import describe_yaml_error
 
 _OVERRIDE = re.compile(r"Could not (?:override|append to config\. An item is already at) '([^']+)'")
 
@@ -41,6 +42,7 @@ def _nearest(wrong: str, names: list[str]) -> str:
 
 def one_line(exc: BaseException) -> str | None:
     """The one-line message for a Hydra composition or override error; None for anything else."""
+    import yaml
     from hydra.errors import (
         ConfigCompositionException,
         HydraException,
@@ -48,6 +50,10 @@ def one_line(exc: BaseException) -> str | None:
         OverrideParseException,
     )
 
+    if isinstance(exc, yaml.YAMLError):  # a config file OmegaConf could not read (e.g. a key given twice)
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        fix = "keep one of them" if "duplicate key" in str(exc) else "fix the syntax"
+        return f"{getattr(mark, 'name', 'a config file')}:{describe_yaml_error(exc)}. Fix: {fix}."
     if isinstance(exc, MissingConfigException) and exc.missing_cfg_file and "/" in exc.missing_cfg_file:
         group, wrong = exc.missing_cfg_file.rsplit("/", 1)
         options = sorted(exc.options or [])

@@ -23,6 +23,7 @@ from skillbench.benchmark.schema import Scenario
 from skillbench.config.schema import MOCK_ADAPTER, MockConfig
 from skillbench.core.errors import ConfigError, SkillbenchError
 from skillbench.core.registry import UnknownComponentError
+from skillbench.core.yamlfile import load_yaml
 from skillbench.tools.server import MockToolServer
 
 MOCK_CONF_DIR = Path(__file__).resolve().parent.parent / "conf" / "mock"
@@ -37,7 +38,7 @@ def load_mock_config(name_or_path: str) -> MockConfig:
         names = ", ".join(sorted(p.stem for p in MOCK_CONF_DIR.glob("*.yaml")))
         raise ConfigError(f"--mock {name_or_path!r} is neither a packaged mock config ({names}) nor a YAML file.")
     try:
-        return MOCK_ADAPTER.validate_python(yaml.safe_load(path.read_text(encoding="utf-8")))
+        return MOCK_ADAPTER.validate_python(load_yaml(path.read_text(encoding="utf-8")))
     except (ValidationError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: not a valid mock config: {exc}") from None
 

@@ -1,0 +1,66 @@
+"""The packaged `starter` and `full` benchmarks load and score exactly as before the domain features.
+
+The pinned values were recorded before tools as code, structured facts, alternatives, multi-action
+scenarios, gold actions and lint waivers were added: the benchmark versions, the rollout keys of every
+scenario under the default config (so stored rollouts are reused), the rendered agent and user prompts,
+the rule-check listing, and the result rows of a small simulated job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from skillbench.benchmark import load_benchmark
+from skillbench.engine import RESULTS_FILE, run_job
+from skillbench.engine.job import rollout_key
+from skillbench.evaluation.checks import rule_checks_version
+from skillbench.prompts import render_agent_prompt, render_user_prompt
+from tests.conftest import compose_config
+
+PINNED = {
+    "starter": {"version": "1a7fbc3209c4a3c0", "rollout_keys": "bb9fce93c0f7b967", "prompts": "465593707b382347"},
+    "full": {"version": "78113c4831cc9cfb", "rollout_keys": "b7e5f2066d326f2e", "prompts": "66760b3b65da67fd"},
+}
+RULE_CHECKS_VERSION = "99c13d3ce65e"
+ROWS = "9cf53e3caafc0d37"
+
+
+def _digest(parts: list[str]) -> str:
+    return hashlib.sha256("".join(parts).encode()).hexdigest()[:16]
+
+
+def test_packaged_benchmarks_keep_their_versions_keys_and_prompts() -> None:
+    cfg = compose_config()
+    for name, pinned in PINNED.items():
+        benchmark = load_benchmark(name)
+        assert benchmark.version == pinned["version"], name
+        keys = [rollout_key(cfg, benchmark, scenario) for scenario in benchmark.scenarios]
+        assert _digest(keys) == pinned["rollout_keys"], name
+        prompts = [
+            render_agent_prompt(benchmark.skill_of(s)) + render_user_prompt(s, benchmark.skill_of(s), "###STOP###")
+            for s in benchmark.scenarios
+        ]
+        assert _digest(prompts) == pinned["prompts"], name
+    assert rule_checks_version() == RULE_CHECKS_VERSION
+
+
+def _untimed(value: object) -> object:
+    """The value without its wall-clock fields (durations and timestamps), at any depth."""
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if not ("time" in k or k.endswith("_s") or k.endswith("_at"))}
+    if isinstance(value, list):
+        return [_untimed(item) for item in value]
+    return value
+
+
+def _rows(job: Path) -> str:
+    rows = [_untimed(json.loads(line)) for line in (job / RESULTS_FILE).read_text().splitlines()]
+    return _digest([json.dumps(sorted(rows, key=lambda r: r["scenario_id"]), sort_keys=True)])  # type: ignore[index]
+
+
+def test_a_starter_job_scores_byte_identically(tmp_path: Path) -> None:
+    scenarios = "benchmark.scenarios=[rt-address-happy-01,rt-address-guardrail-01,bk-fee-happy-01,tc-plan-happy-01]"
+    run_job(compose_config("agent=sim_sloppy", "pass_rule=state_strict", scenarios, f"store.root={tmp_path / 's'}"), tmp_path / "job")
+    assert _rows(tmp_path / "job") == ROWS
