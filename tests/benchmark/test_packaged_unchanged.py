@@ -23,8 +23,8 @@ PINNED = {
     "starter": {"version": "1a7fbc3209c4a3c0", "rollout_keys": "bb9fce93c0f7b967", "prompts": "465593707b382347"},
     "full": {"version": "78113c4831cc9cfb", "rollout_keys": "b7e5f2066d326f2e", "prompts": "66760b3b65da67fd"},
 }
-RULE_CHECKS_VERSION = "99c13d3ce65e"
-ROWS = "9cf53e3caafc0d37"
+RULE_CHECKS_VERSION = "4ce65f60368f"  # as of main cccb045 (outcome_matches_expected v2)
+ROWS = "3e1dc03b6035640c"  # recorded at main cccb045; re-pin from the commit before a deliberate scoring change
 
 
 def _digest(parts: list[str]) -> str:
