@@ -18,6 +18,8 @@ from skillbench.evaluation.records import Verdict
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 CONFIG_FILE = "config.json"
+# The judge of rows whose verdict is a person's label (skillbench import): reports compare every other judge with it.
+HUMAN_JUDGE = "human"
 JOB_ERROR_FILE = "job_error.json"  # why a job stopped before its summary (written by the app, read by reports)
 
 

@@ -17,8 +17,9 @@ from pathlib import Path
 from skillbench.benchmark import load_benchmark
 from skillbench.config import RunConfig
 from skillbench.core.errors import ConfigError
+from skillbench.engine.results import ResultRow
 from skillbench.lab.config import JUDGE_ROLES, SOURCE_ROLES, configs, plan_runs, preflight
-from skillbench.lab.importer import human_labels, load_imported
+from skillbench.lab.importer import Imported, human_labels, load_imported, write_judge_job
 from skillbench.lab.judging import JudgeRun, imported_subject, judge_runs, lab_subjects, panel_run, rule_run
 from skillbench.lab.labelled import build_labelled_set
 from skillbench.lab.metrics import (
@@ -48,6 +49,26 @@ SIMULATED_NOTE_HUMAN = (
     "show that the import and the comparison with human labels work end to end; how well a sim_* judge agrees with "
     "the people says nothing about any real model."
 )
+
+
+# ``judges validate --run``: each judge's verdicts on the imported conversations as job folders under <out>/runs, so
+# ``skillbench report <import> <out>/runs`` shows them next to the human labels (and their agreement with them).
+JUDGE_JOBS = "runs"
+
+
+def write_judge_jobs(root: Path, imports: dict[Path, list[tuple[Imported, ResultRow]]], runs: list[JudgeRun]) -> int:
+    """One job folder per imported run × judge (the panel too), rows as the import's with the judge's verdict."""
+    written = 0
+    for folder, pairs in imports.items():
+        for run in runs:
+            readings = {key: (r.passed, r.record, r.fail_reasons, r.judge_error, r.verdict_key) for key, r in run.readings.items()}
+            write_judge_job(root / folder.name / _folder_name(run.name), folder, pairs, run.name, run.cfg, readings)
+            written += 1
+    return written
+
+
+def _folder_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -141,7 +162,8 @@ def _judge_configs(overrides: list[str], sources: list[PlannedJob] | None = None
 
 def validate_imported(args: argparse.Namespace) -> int:
     """Judges on imported conversations, scored against the people's labels."""
-    loaded = [pair for run in args.run for pair in load_imported(run)]  # a bad folder fails before any config work
+    by_folder = {run: load_imported(run) for run in args.run}  # a bad folder fails before any config work
+    loaded = [pair for pairs in by_folder.values() for pair in pairs]
     judge_configs = _judge_configs(args.overrides)
     if isinstance(judge_configs, int):
         return judge_configs
@@ -162,7 +184,8 @@ def validate_imported(args: argparse.Namespace) -> int:
         notes += ["", SIMULATED_NOTE_HUMAN]
     meta = {"imported": len(subjects), "human_labels": len(human), "judges": [r.name for r in runs], "model_calls": calls,
             "judge_errors": errors, "simulated": any(r.simulated for r in runs)}
-    tables = [human_table(everyone, human)]
+    units = {i.rollout.key: row.scenario_id for i, row in loaded}
+    tables = [human_table(everyone, human, units, n_boot=args.boot, seed=args.seed)]
     detail = human_labels_table(everyone, other_labels)
     tables += [detail] if detail is not None else []
     tables += human_confusion_tables(everyone, other_labels)
@@ -172,7 +195,10 @@ def validate_imported(args: argparse.Namespace) -> int:
     page = human_html("Judges against human labels", notes, tables, {s.key: s.rollout for s in subjects}, human,
                       dict(other_labels), everyone, plot)
     (args.out / "lab.html").write_text(page, encoding="utf-8")
-    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.png, lab.html, {', '.join(t.key + '.csv' for t in tables)}")
+    written = write_judge_jobs(args.out / JUDGE_JOBS, by_folder, [*runs, *([everyone[-2]] if len(runs) > 1 else [])])
+    print(f"\nwritten: {args.out}/lab.md, lab.json, lab.tex, lab.png, lab.html, {', '.join(t.key + '.csv' for t in tables)}; "
+          f"{written} judge job folder(s) under {args.out / JUDGE_JOBS}. "
+          f"Next: skillbench report {' '.join(map(str, args.run))} {args.out / JUDGE_JOBS} --out {args.out / 'report'}")
     return code
 
 

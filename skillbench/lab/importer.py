@@ -33,7 +33,7 @@ from skillbench.core.records import (
     ToolCallRecord,
 )
 from skillbench.core.rubric import DIMENSION_BY_NAME, DIMENSION_NAMES, JudgeScores
-from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, ResultRow
+from skillbench.engine.results import CONFIG_FILE, HUMAN_JUDGE, RESULTS_FILE, SUMMARY_FILE, ResultRow
 from skillbench.engine.summary import summarize
 from skillbench.evaluation import run_rule_checks
 from skillbench.evaluation.checks import rule_checks_version
@@ -43,7 +43,7 @@ from skillbench.prompts.format import NOT_GIVEN
 from skillbench.store import ArtifactStore, content_hash, write_json_atomic
 
 CONTEXT_KIND = "imported_contexts"
-HUMAN = "human"
+HUMAN = HUMAN_JUDGE
 IMPORTED = "imported"  # the user simulator and mock of an imported row: nobody simulated the caller or the tools
 IMPORT_FILE = "import.json"
 
@@ -467,3 +467,32 @@ def load_imported(run_dir: Path) -> list[tuple[Imported, ResultRow]]:
                               "named by its config.json. Fix: run from the folder the import ran in, or import again")
         out.append((Imported(rollout, context), row))
     return out
+
+
+# A judge's verdict on one imported conversation, as ``judges validate --run`` hands it over: passed, scores (with the
+# explanation), the pass rule's fail reasons, the judge error, the verdict key.
+JudgeReading = tuple[bool | None, JudgeScores | None, list[str], str | None, str | None]
+
+
+def write_judge_job(out: Path, import_dir: Path, pairs: list[tuple[Imported, ResultRow]], judge: str, judge_cfg: RunConfig | None,
+                    readings: dict[str, JudgeReading]) -> None:
+    """A job folder of ``judge``'s verdicts on the conversations of ``import_dir``: its rows are the import's (same
+    rollout keys, rule checks, path) with the judge's verdict, so a report over both folders pairs each judge row
+    with the human label of the same conversation. ``judge_cfg`` None: the panel (named, no model)."""
+    cfg = RunConfig.model_validate(json.loads((import_dir / CONFIG_FILE).read_text(encoding="utf-8")))
+    judge_part = judge_cfg.judge if judge_cfg is not None else cfg.judge.model_copy(update={"name": judge, "model": judge})
+    cfg = cfg.model_copy(update={"judge": judge_part.model_copy(update={"name": judge})})
+    rows = []
+    for item, row in pairs:
+        passed, scores, reasons, error, verdict_key = readings.get(item.rollout.key, (None, None, [], "not judged", None))
+        rows.append(row.model_copy(update={"judge": judge, "passed": passed, "scores": scores, "fail_reasons": reasons,
+                                           "judge_error": error, "verdict_key": verdict_key}))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / SUMMARY_FILE).unlink(missing_ok=True)  # rewritten last: a half-written folder never reads as finished
+    write_json_atomic(out / CONFIG_FILE, cfg.model_dump(mode="json"))
+    tmp = out / f".{RESULTS_FILE}.tmp"
+    tmp.write_text("".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8")
+    tmp.replace(out / RESULTS_FILE)
+    summary = summarize(rows, cfg, started=datetime.now(UTC), wall_time_s=0.0,
+                        benchmark_version=rows[0].benchmark_version if rows else "")
+    write_json_atomic(out / SUMMARY_FILE, summary.model_dump(mode="json"))

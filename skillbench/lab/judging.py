@@ -51,6 +51,9 @@ class Reading:
     first_sample_passed: bool | None = None
     judge_error: str | None = None  # why no verdict came back (the verdict's judge_error)
     error_kind: JudgeErrorKind | None = None
+    record: JudgeScores | None = None  # the verdict's scores with the explanation (a result row's scores)
+    fail_reasons: list[str] = field(default_factory=list)
+    verdict_key: str | None = None
 
 
 @dataclass
@@ -135,8 +138,12 @@ async def _judge_all(cfg: RunConfig, benchmark: Benchmark, items: list[Subject])
             calls += verdict.usage.calls
         sample_passes = [bool(apply_pass_rule(checks, s, cfg.pass_rule).passed) for s in verdict.samples]
         kind = error_kind(verdict)
+        outcome = apply_pass_rule(checks, verdict.scores, cfg.pass_rule)
         return item.key, Reading(
-            passed=apply_pass_rule(checks, verdict.scores, cfg.pass_rule).passed,
+            passed=outcome.passed,
+            record=verdict.scores,
+            fail_reasons=list(outcome.reasons),
+            verdict_key=verdict.key,
             scores=_scores(verdict.scores),
             judge_passed=apply_pass_rule([], verdict.scores, cfg.pass_rule).passed,
             hallucinated=None if verdict.scores is None else verdict.scores.hallucinated_action,

@@ -14,7 +14,23 @@ from skillbench.core.rubric import DIMENSION_BY_NAME, DIMENSION_NAMES
 from skillbench.lab.judging import JudgeRun, Reading
 from skillbench.lab.labelled import CONTROL
 from skillbench.lab.records import LabelledTranscript
-from skillbench.report.stats import bootstrap_weights, cohen_kappa, fleiss_kappa, percentile_ci, ratio_draws
+from skillbench.report.human import (
+    AGREEMENT_DATA_HEADERS,
+    AGREEMENT_FOOTNOTE,
+    AGREEMENT_HEADERS,
+    COUNT_DATA_HEADERS,
+    COUNT_HEADERS,
+    agreement_cells,
+    counts,
+)
+from skillbench.report.stats import (
+    bootstrap_weights,
+    cohen_kappa,
+    fleiss_kappa,
+    label_agreement,
+    percentile_ci,
+    ratio_draws,
+)
 from skillbench.report.tables import Table, ci, num, pct
 
 
@@ -324,26 +340,31 @@ def sampling_table(runs: list[JudgeRun]) -> Table | None:
     return table
 
 
-def human_table(runs: list[JudgeRun], human: dict[str, bool]) -> Table:
-    """Each judge's agreement with people's pass/fail labels: accuracy, Cohen's κ and the confusion counts."""
+def human_table(runs: list[JudgeRun], human: dict[str, bool], units: dict[str, str] | None = None, *,
+                n_boot: int = 1000, seed: int = 0) -> Table:
+    """Each judge's agreement with people's pass/fail labels: the confusion counts, accuracy, Cohen's κ,
+    sensitivity, specificity and balanced accuracy with bootstrap CIs (:func:`skillbench.report.stats.label_agreement`,
+    the same function and draws as the report's human-agreement table). ``units``: transcript key → the unit the
+    bootstrap resamples (the conversation's scenario id; default the key itself)."""
+    units = units or {key: key for key in human}
+    names = sorted({units[key] for key in human})
+    index = {name: n for n, name in enumerate(names)}
+    weights = bootstrap_weights(len(names), n_boot, seed)
     table = Table(key="lab_human", title="Agreement with human labels (pass/fail)",
-                  headers=["Judge", "n", "Accuracy %", "κ", "Both pass", "Human pass, judge fail", "Human fail, judge pass", "Both fail",
-                           "Judge errors"],
-                  data_headers=["judge", "n", "accuracy", "kappa", "both_pass", "human_pass_judge_fail", "human_fail_judge_pass", "both_fail",
-                                "judge_errors", "judge_errors_infra", "judge_errors_parse"],
+                  headers=["Judge", "n", *COUNT_HEADERS, *AGREEMENT_HEADERS, "Judge errors"],
+                  data_headers=["judge", "n", *COUNT_DATA_HEADERS, *AGREEMENT_DATA_HEADERS, "judge_errors", "judge_errors_infra", "judge_errors_parse"],
                   latex=True)
     for run in runs:
         keys = [k for k in human if k in run.readings and run.readings[k].passed is not None]
-        ours = [bool(run.readings[k].passed) for k in keys]
-        theirs = [human[k] for k in keys]
-        cells = [sum(h == a and j == b for h, j in zip(theirs, ours, strict=True)) for a, b in
-                 ((True, True), (True, False), (False, True), (False, False))]
-        accuracy = (cells[0] + cells[3]) / len(keys) if keys else None
-        kappa = cohen_kappa(theirs, ours) if keys else None
+        found = label_agreement([human[k] for k in keys], [bool(run.readings[k].passed) for k in keys],
+                                [index[units[k]] for k in keys], weights)
+        cells = counts(found)
+        shown, raw = agreement_cells(found)
         errors = run.errors()
-        table.display.append([_name(run), str(len(keys)), pct(accuracy), num(kappa), *map(str, cells), error_cell(run)])
-        table.data.append([run.name, len(keys), accuracy, kappa, *cells, sum(errors.values()), errors["infra"], errors["parse"]])
-    table.footnotes.append("Human labels are the reference; transcripts without a human pass/fail are left out.")
+        table.display.append([_name(run), str(len(keys)), *map(str, cells), *shown, error_cell(run)])
+        table.data.append([run.name, len(keys), *cells, *raw, sum(errors.values()), errors["infra"], errors["parse"]])
+    table.footnotes.append(AGREEMENT_FOOTNOTE.format(unit="conversations (their scenario ids, as the report draws them)")
+                           + " Transcripts without a human pass/fail are left out.")
     table.footnotes.append(ERROR_FOOTNOTE.format(counted="an agreement or a disagreement"))
     return table
 

@@ -61,7 +61,7 @@ def human_confusion_plot(tables: list[Table]) -> bytes:
             if name == "pass/fail":
                 row = next(r for r in table.data if r[0] == judge)
                 rows, columns = ["pass", "fail"], ["pass", "fail"]
-                counts = np.array([[row[4], row[5]], [row[6], row[7]]], dtype=float)
+                counts = np.array([[row[2], row[3]], [row[4], row[5]]], dtype=float)
             else:
                 mine = [n for n, r in enumerate(table.data) if r[0] == judge]
                 rows, columns = [table.display[n][1] for n in mine], [h.removeprefix("Judge: ") for h in table.headers[3:]]
@@ -269,8 +269,8 @@ def human_html(title: str, notes: list[str], tables: list[Table], rollouts: dict
     def links(table: Table) -> Callable[[int, int], str | None]:
         def link(i: int, j: int) -> str | None:
             row = table.data[i]
-            if table.key == "lab_human" and 4 <= j < 4 + len(CONFUSION):  # the four confusion counts
-                return anchor("cell", "human", str(row[0]), CONFUSION[j - 4])
+            if table.key == "lab_human" and 2 <= j < 2 + len(CONFUSION):  # the four confusion counts
+                return anchor("cell", "human", str(row[0]), CONFUSION[j - 2])
             if table.key == "lab_human_labels":
                 return anchor("cell", "label", str(row[0]), str(row[1]))
             if table.key.startswith("lab_human_"):  # a confusion row opens that label's conversations

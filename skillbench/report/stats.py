@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -188,3 +189,64 @@ def ratio_draws_many(weights: np.ndarray, numerators: np.ndarray, denominators: 
     den = (weights @ denominators).T
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+# Agreement of a verdict with a reference label (people's pass/fail), with the planted-defect lab's figures. The
+# positive class is a failure, as in the lab: sensitivity = share of the reference's failures the verdict also
+# fails, specificity = share of the reference's passes it also passes.
+AGREEMENT_FIGURES: tuple[str, ...] = ("accuracy", "kappa", "sensitivity", "specificity", "balanced_accuracy")
+
+
+@dataclass(frozen=True)
+class LabelAgreement:
+    """One verdict against reference labels: counts, the five figures and a percentile bootstrap CI for each."""
+
+    n: int
+    both_pass: int
+    reference_pass_verdict_fail: int
+    reference_fail_verdict_pass: int
+    both_fail: int
+    figures: dict[str, float | None]
+    cis: dict[str, tuple[float | None, float | None]]
+
+    def value(self, name: str) -> float | None:
+        return self.figures[name]
+
+
+def _figures(tp: np.ndarray, fn: np.ndarray, fp: np.ndarray, tn: np.ndarray) -> dict[str, np.ndarray]:
+    """The figures from (weighted) confusion counts, elementwise; NaN where undefined. tp: both fail; fn: the
+    reference fails, the verdict passes; fp: the reference passes, the verdict fails; tn: both pass."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = tp + fn + fp + tn
+        accuracy = np.where(n > 0, (tp + tn) / np.where(n > 0, n, 1), np.nan)
+        sensitivity = np.where(tp + fn > 0, tp / np.where(tp + fn > 0, tp + fn, 1), np.nan)
+        specificity = np.where(tn + fp > 0, tn / np.where(tn + fp > 0, tn + fp, 1), np.nan)
+        expected = np.where(n > 0, ((tp + fn) * (tp + fp) + (tn + fp) * (tn + fn)) / np.where(n > 0, n * n, 1), np.nan)
+        undefined = np.isnan(expected) | np.isclose(expected, 1.0)
+        kappa = np.where(undefined, np.nan, (accuracy - expected) / np.where(undefined, 1, 1 - expected))
+    return {"accuracy": accuracy, "kappa": kappa, "sensitivity": sensitivity, "specificity": specificity,
+            "balanced_accuracy": (sensitivity + specificity) / 2}
+
+
+def label_agreement(reference: Sequence[bool], verdict: Sequence[bool], units: Sequence[int], weights: np.ndarray,
+                    level: float = 0.95) -> LabelAgreement:
+    """``verdict`` against ``reference`` over the same items; ``units[i]`` is item i's column of ``weights``
+    (the bootstrap's resampled unit: a scenario, so its trials move together). κ is :func:`cohen_kappa`'s (None
+    when undefined); a figure with no item of its class (no reference failure: no sensitivity) is None."""
+    if not (len(reference) == len(verdict) == len(units)):
+        raise ValueError("reference, verdict and units must cover the same items")
+    cells = np.zeros((weights.shape[1] if weights.ndim == 2 else 0, 4))
+    for ref, got, unit in zip(reference, verdict, units, strict=True):
+        cells[unit, (not ref) * 2 + (not got)] += 1  # columns: both pass, ref pass/verdict fail, ref fail/pass, both fail
+    totals = cells.sum(axis=0)
+    point = _figures(*(np.array([totals[i]]) for i in (3, 2, 1, 0)))
+    figures = {name: None if np.isnan(values[0]) else float(values[0]) for name, values in point.items()}
+    if len(reference):
+        figures["kappa"] = cohen_kappa(list(reference), list(verdict))  # the one definition, degenerate cases included
+    if weights.size and len(reference):
+        drawn = weights @ cells
+        draws = _figures(drawn[:, 3], drawn[:, 2], drawn[:, 1], drawn[:, 0])
+        cis = {name: percentile_ci(draws[name], level) if figures[name] is not None else (None, None) for name in draws}
+    else:
+        cis = dict.fromkeys(AGREEMENT_FIGURES, (None, None))
+    return LabelAgreement(len(reference), int(totals[0]), int(totals[1]), int(totals[2]), int(totals[3]), figures, cis)

@@ -7,6 +7,7 @@ Tables are an extension point: ``@report_table(key=..., title=..., order=...)`` 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -94,8 +95,14 @@ def report_table(
     return decorator
 
 
+# The built-in table families kept in modules of their own (each registers its tables on import).
+TABLE_FAMILIES: tuple[str, ...] = ("skillbench.report.human",)
+
+
 def all_tables(context: ReportContext) -> list[Table]:
     """Every registered table that applies to this report, in order."""
+    for family in TABLE_FAMILIES:
+        importlib.import_module(family)
     specs = sorted((TABLES.get(name) for name in TABLES), key=lambda spec: (spec.order, spec.key))
     return [table for spec in specs if (table := spec.build(context)) is not None]
 

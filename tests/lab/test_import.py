@@ -137,7 +137,7 @@ def test_judges_validate_against_human_labels(tmp_path: Path, capsys: pytest.Cap
     assert "Agreement with human labels" in out and "not real judges" in out
     # worded for this mode: its tables compare judges with people, they do not contrast a strict and a lenient judge
     assert "agrees with the people" in out and "strict from a lenient" not in out
-    assert {p.stat().st_mode & 0o777 for p in (tmp_path / "lab").iterdir()} == {0o666 & ~_umask()}  # lab.json too
+    assert {p.stat().st_mode & 0o777 for p in (tmp_path / "lab").iterdir() if p.is_file()} == {0o666 & ~_umask()}  # lab.json too
     tables = json.loads((tmp_path / "lab" / "lab.json").read_text())["tables"]
     rows = tables[0]["rows"]
     assert {r[0] for r in rows} == {"sim_strict", "rule checks"} and all(r[1] == 10 for r in rows)
@@ -242,8 +242,9 @@ def test_imported_judge_prompt_states_only_what_the_record_gave(tmp_path: Path, 
     assert main(["judges", "validate", "judge=sim_balanced", f"store.root={tmp_path / 'store'}", "--run", str(run),
                  "--out", str(tmp_path / "lab")]) == 0
     capsys.readouterr()
-    rows = {r[0]: r for r in json.loads((tmp_path / "lab" / "lab.json").read_text())["tables"][0]["rows"]}
-    assert rows["sim_balanced"][1:3] == [5, 1.0]  # all five hand-overs pass, as the people said
+    table = json.loads((tmp_path / "lab" / "lab.json").read_text())["tables"][0]
+    rows = {r[0]: dict(zip(table["columns"], r, strict=True)) for r in table["rows"]}
+    assert (rows["sim_balanced"]["n"], rows["sim_balanced"]["accuracy"]) == (5, 1.0)  # all five hand-overs pass, as the people said
 
 
 def test_imported_turns_count_like_native_ones() -> None:
@@ -298,3 +299,43 @@ def test_the_benchmark_label_is_the_imports_own(tmp_path: Path, capsys: pytest.C
     frame = load_results(run)
     assert sorted(frame["benchmark"]) == ["tau-retail", "vendor-x", "vendor-x"]
     assert json.loads((run / "config.json").read_text())["benchmark"]["name"] == "tau-retail+vendor-x"
+
+
+def test_report_shows_each_judges_agreement_with_the_human_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """judges validate --run writes each judge's verdicts as job folders; a report over them and the import shows each
+    judge's (and the panel's) agreement with the people, with the lab's own figures, and each rule check's."""
+    small = tmp_path / "small.jsonl"
+    small.write_text("\n".join((FIXTURE / "conversations.jsonl").read_text().splitlines()[:16]) + "\n")
+    code, run = _import(tmp_path, small)
+    assert code == 0
+    lab = tmp_path / "lab"
+    assert main(["judges", "validate", "judge=sim_strict,sim_lenient", f"store.root={tmp_path / 'store'}", "--run", str(run),
+                 "--out", str(lab), "--boot", "400"]) == 0
+    assert f"Next: skillbench report {run} {lab / 'runs'} --out {lab / 'report'}" in capsys.readouterr().out
+    lab_table = json.loads((lab / "lab.json").read_text())["tables"][0]
+    assert lab_table["columns"][:6] == ["judge", "n", "both_pass", "human_pass_judge_fail", "human_fail_judge_pass", "both_fail"]
+    assert {"sensitivity", "specificity", "balanced_accuracy", "balanced_accuracy_ci_low", "kappa_ci_high"} <= set(lab_table["columns"])
+    in_lab = {r[0]: dict(zip(lab_table["columns"], r, strict=True)) for r in lab_table["rows"]}
+    report = lab / "report"
+    assert main(["report", str(run), str(lab / "runs"), "--out", str(report), "--formats", "md,csv,json", "--draws", "400",
+                 "--quiet"]) == 0
+    markdown = (report / "report.md").read_text()
+    assert "Agreement with human labels — each judge's pass/fail" in markdown and "Sensitivity %" in markdown
+    import csv
+
+    with (report / "human_agreement.csv").open() as handle:
+        found = {r["judge"]: r for r in csv.DictReader(handle)}
+    assert set(found) == {"sim_strict", "sim_lenient", "panel (majority)", "rule-based verdict"}
+    for judge in ("sim_strict", "sim_lenient", "panel (majority)"):  # the same figures, CIs included, as the lab's
+        for column in ("n", "both_fail", "accuracy", "kappa", "sensitivity", "specificity", "balanced_accuracy",
+                       "balanced_accuracy_ci_low", "balanced_accuracy_ci_high"):
+            ours, theirs = found[judge][column], in_lab[judge][column]
+            assert (ours == "" and theirs is None) or float(ours) == pytest.approx(float(theirs)), (judge, column)
+    assert float(found["sim_strict"]["specificity"]) <= float(found["sim_lenient"]["specificity"])  # strict fails more passes
+    with (report / "human_rule_checks.csv").open() as handle:
+        checks = {r["rule_check"]: r for r in csv.DictReader(handle)}
+    assert set(checks) == {"termination_reached", "no_unrecovered_out_of_toolkit_call"} and all(int(r["n"]) == 16 for r in checks.values())
+    # an import alone: the rule checks' agreement still shows, and the hint says how to add judges
+    assert main(["report", str(run), "--formats", "md", "--draws", "50", "--quiet"]) == 0
+    alone = (run / "report" / "report.md").read_text()
+    assert "each rule check's pass/fail" in alone and "skillbench judges validate judge=... --run" in alone

@@ -196,3 +196,20 @@ def test_ratio_draws_many_equals_ratio_draws_per_column() -> None:
     for column in range(7):
         single = stats.ratio_draws(weights, numerators[:, column], denominators[:, column])
         assert np.array_equal(many[column], single, equal_nan=True)
+
+
+def test_label_agreement_matches_its_definitions() -> None:
+    """Failure is the positive class: sensitivity = failures caught, specificity = passes kept; κ is cohen_kappa's;
+    every bootstrap draw that repeats the data exactly gives the point figures."""
+    from skillbench.report.stats import bootstrap_weights, cohen_kappa, label_agreement
+
+    human = [True, True, True, False, False, False, False, True]
+    verdict = [True, False, True, False, True, False, False, True]
+    units = list(range(len(human)))
+    found = label_agreement(human, verdict, units, np.ones((5, len(human))))
+    assert (found.both_pass, found.reference_pass_verdict_fail, found.reference_fail_verdict_pass, found.both_fail) == (3, 1, 1, 3)
+    assert found.figures["accuracy"] == 6 / 8 and found.figures["sensitivity"] == 3 / 4 and found.figures["specificity"] == 3 / 4
+    assert found.figures["balanced_accuracy"] == 3 / 4 and found.figures["kappa"] == pytest.approx(cohen_kappa(human, verdict))
+    assert all(found.cis[name] == pytest.approx((found.figures[name],) * 2) for name in found.figures)
+    none_failed = label_agreement([True, True], [True, False], [0, 1], bootstrap_weights(2, 50, 0))
+    assert none_failed.figures["sensitivity"] is None and none_failed.cis["sensitivity"] == (None, None)
