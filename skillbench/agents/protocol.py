@@ -31,6 +31,7 @@ class AgentReply:
     content: str | None
     tool_calls: list[ToolCall] = field(default_factory=list)
     reasoning: str | None = None
+    cut: str | None = None  # "cut at max_tokens (N)" when the model's reply hit its token cap (a model error)
 
 
 class AgentModels:
@@ -146,7 +147,7 @@ def unusable_reply(reply: Completion) -> str | None:
     if reply.problem is not None:
         return reply.problem
     if not reply.tool_calls and not (reply.content or "").strip():
-        return "the reply had neither text nor tool calls"
+        return f"the reply was {reply.cut_note()} before any text" if reply.cut else "the reply had neither text nor tool calls"
     return None
 
 
@@ -155,7 +156,8 @@ def as_agent_reply(reply: Completion) -> AgentReply:
     problem = unusable_reply(reply)
     if problem is not None:
         raise ModelOutputError(problem)
-    return AgentReply(content=reply.content, tool_calls=reply.tool_calls, reasoning=reply.reasoning)
+    return AgentReply(content=reply.content, tool_calls=reply.tool_calls, reasoning=reply.reasoning,
+                      cut=reply.cut_note() if reply.cut else None)
 
 
 def last_user_text(messages: Sequence[Message]) -> str:

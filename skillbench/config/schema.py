@@ -49,6 +49,16 @@ class ModelConfig(Strict):
         None, ge=0, description="Self-hosted only: what the server's GPUs cost per hour, for the cost estimate."
     )
 
+    @property
+    def max_tokens(self) -> int | None:
+        """The token cap every request of this model carries (``params.max_tokens``, or ``max_completion_tokens``);
+        None when unset (the server's default). Recorded per role in summary.json and shown at the job's start."""
+        for name in ("max_tokens", "max_completion_tokens"):
+            value = self.params.get(name)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return int(value)
+        return None
+
 
 class AgentConfig(ModelConfig):
     """The model under test."""

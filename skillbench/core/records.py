@@ -71,6 +71,9 @@ class Message(Record):
     reasoning: str | None = Field(
         None, description="Reasoning the provider returned beside the reply (reasoning_content); shown, never judged."
     )
+    cut: str | None = Field(
+        None, description="Set when the reply was cut by the token cap (finish_reason 'length'): 'cut at max_tokens (N)'."
+    )
 
 
 class ToolCallRecord(Record):
@@ -85,6 +88,18 @@ class ToolCallRecord(Record):
     error_kind: ToolErrorKind | None = None
     result: str = Field(description="The text the agent received.")
     control: bool = Field(False, description="An engine control tool (end_conversation, transfer_to_human).")
+
+
+class ServedBy(Record):
+    """What a server says answered a request (its reply's ``model`` and ``system_fingerprint``)."""
+
+    model: str = Field(description="The model id the server reported (may differ from the configured name).")
+    fingerprint: str | None = Field(
+        None, description="The server's system_fingerprint (llama.cpp: its build; OpenAI: the backend config), if given."
+    )
+
+    def label(self) -> str:
+        return f"{self.model} ({self.fingerprint})" if self.fingerprint else self.model
 
 
 class Usage(Record):
@@ -137,6 +152,15 @@ class Rollout(Record):
     usage: dict[str, Usage] = Field(default_factory=dict, description="Role → usage (agent, user, mock).")
     infra_error: str | None = Field(None, description="What failed, when termination is infra_error.")
     duration_s: float = 0.0
+    abandoned_attempts: int = Field(
+        0, description="Earlier tries of this conversation abandoned as infrastructure errors and redone."
+    )
+    served_by: dict[str, list[ServedBy]] = Field(
+        default_factory=dict, description="Role → what the servers reported answering (model id, fingerprint/build)."
+    )
+    cut_replies: dict[str, int] = Field(
+        default_factory=dict, description="Role → replies cut at max_tokens (finish_reason 'length')."
+    )
 
 
 class RuleCheck(Record):

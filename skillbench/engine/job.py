@@ -27,11 +27,12 @@ from skillbench.engine.results import (
     ResultRow,
     assemble_row,
 )
-from skillbench.engine.summary import summarize
+from skillbench.engine.summary import role_max_tokens, summarize
 from skillbench.evaluation import judge_transcript, run_rule_checks, verdict_key
 from skillbench.evaluation.records import Verdict
 from skillbench.models.client import ClientPool, ModelClient
 from skillbench.models.lazy import LazyClient
+from skillbench.models.ledger import recording
 from skillbench.models.litellm_setup import flush_background_logging
 from skillbench.prompts import AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, render_judge_prompt
 from skillbench.prompts.tool_result import TOOL_RESULT_PROMPT_VERSION
@@ -117,15 +118,19 @@ async def obtain_rollout(ctx: JobContext, scenario: Scenario) -> tuple[Rollout, 
         spent: dict[str, Usage] = {}  # what the abandoned attempts cost, so every request is counted
         for attempt in range(ctx.cfg.run.infra_retries + 1):
             try:
-                rollout = await run_rollout(scenario, ctx.rollout_params, key=key)
-                return rollout.model_copy(update={"usage": _merge_usage(rollout.usage, spent)})
+                with recording() as ledger:  # what answered, and which replies were cut
+                    rollout = await run_rollout(scenario, ctx.rollout_params, key=key)
+                return rollout.model_copy(update={
+                    "usage": _merge_usage(rollout.usage, spent), "abandoned_attempts": attempt,
+                    "served_by": ledger.served, "cut_replies": dict(ledger.cut),
+                })
             except InfrastructureError as exc:  # recorded and retried, never scored as the model's failure
                 error = exc
                 spent = _merge_usage(spent, exc.by_role)
                 log.warning("infrastructure error on %s (attempt %d): %s", scenario.id, attempt + 1, exc)
                 if not exc.retryable:  # the same request would be refused again
                     break
-        return infra_rollout(ctx, scenario, key, str(error), spent)
+        return infra_rollout(ctx, scenario, key, str(error), spent).model_copy(update={"abandoned_attempts": attempt})
 
     return await ctx.store.get_or_create("rollouts", key, Rollout, produce, keep=lambda r: r.termination != "infra_error")
 
@@ -148,7 +153,12 @@ async def obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tupl
 
     async def produce() -> Verdict:
         try:
-            return await judge_transcript(ctx.judge, ctx.cfg.judge, prompt, key=key, rollout_key=rollout.key)
+            with recording() as ledger:
+                verdict = await judge_transcript(ctx.judge, ctx.cfg.judge, prompt, key=key, rollout_key=rollout.key)
+            return verdict.model_copy(update={
+                "served_by": ledger.served.get("judge", []),
+                "cut_replies": {"judge": ledger.cut["judge"]} if ledger.cut["judge"] else {},
+            })
         except InfrastructureError as exc:
             return Verdict(
                 key=key, judge=ctx.cfg.judge.name, rollout_key=rollout.key, judge_error=str(exc), error_kind="infra",
@@ -186,6 +196,8 @@ async def _evaluate(ctx: JobContext, scenario: Scenario) -> ResultRow:
     started = time.perf_counter()
     rollout, rollout_reused = await obtain_rollout(ctx, scenario)
     rollout_s = time.perf_counter() - started
+    if rollout_reused:  # its abandoned tries were counted by the run that had the conversation
+        rollout = rollout.model_copy(update={"abandoned_attempts": 0})
     usage: dict[str, Usage] = {
         role: (value.as_cache_hit() if rollout_reused else value) for role, value in rollout.usage.items()
     }
@@ -223,6 +235,8 @@ async def run_job_async(
         cfg.agent.name, cfg.judge.name, cfg.user_sim.name, cfg.mock.name, cfg.pass_rule.name, cfg.benchmark.name,
         len(scenarios), " [SIMULATED agent]" if cfg.agent.simulated else "",
     )
+    log.info("max_tokens per role: %s", ", ".join(
+        f"{role}={'server default' if cap is None else cap}" for role, cap in role_max_tokens(cfg).items()))
     limit = asyncio.Semaphore(cfg.run.scenario_concurrency)
     results_path = job_dir / RESULTS_FILE
     rows: dict[str, ResultRow] = {}
@@ -274,10 +288,12 @@ async def run_job_async(
     log.info(ctx.progress.line())
     log.info(
         "done: pass rate %s (%d/%d scored), rule-based %s, model errors %d (scored as fails), judge errors %d, "
-        "infra errors %d, requests %d answered + %d failed (%d retries) -> %s",
+        "infra errors %d, conversations redone after infra errors %d (%d tries abandoned), replies cut at "
+        "max_tokens %s, requests %d answered + %d failed (%d retries) -> %s",
         "n/a" if summary.pass_rate is None else f"{summary.pass_rate:.1%}", summary.passed, summary.scored,
         "n/a" if summary.rule_pass_rate is None else f"{summary.rule_pass_rate:.1%}",
-        summary.model_errors, summary.judge_errors, summary.infra_errors, summary.llm_calls, summary.failed_attempts,
+        summary.model_errors, summary.judge_errors, summary.infra_errors, summary.redone_conversations,
+        summary.abandoned_attempts, _cut_line(summary.cut_replies), summary.llm_calls, summary.failed_attempts,
         summary.retries, job_dir,
     )
     if summary.config_errors:
@@ -287,6 +303,10 @@ async def run_job_async(
         first = next(row.infra_error for row in ordered if row.infra_error)
         log.warning("%d scenario(s) hit infrastructure errors and were not scored; first: %s", summary.infra_errors, first)
     return summary
+
+
+def _cut_line(cut: dict[str, int]) -> str:
+    return ", ".join(f"{role} {count}" for role, count in cut.items()) if cut else "0"
 
 
 def run_job(cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None) -> JobSummary:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from skillbench.benchmark.schema import Scenario, Skill
 from skillbench.config.schema import RunConfig
-from skillbench.core.records import Rollout, RuleCheck, Termination, Usage
+from skillbench.core.records import Rollout, RuleCheck, ServedBy, Termination, Usage
 from skillbench.core.rubric import JudgeScores
 from skillbench.evaluation.checks import rule_checks_version
 from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
@@ -62,6 +62,15 @@ class ResultRow(BaseModel):
     usage: dict[str, Usage] = Field(description="Role → calls, cache hits, tokens, cost (agent, user, mock, judge).")
     rollout_s: float = Field(description="Seconds to obtain the rollout (near 0 when reused).")
     judge_s: float = Field(description="Seconds to obtain the verdict (near 0 when reused).")
+    abandoned_attempts: int = Field(
+        0, description="Tries of this conversation abandoned as infrastructure errors and redone in this run."
+    )
+    cut_replies: dict[str, int] = Field(
+        default_factory=dict, description="Role → replies cut at max_tokens (finish_reason 'length'), judge included."
+    )
+    served_by: dict[str, list[ServedBy]] = Field(
+        default_factory=dict, description="Role → what the servers reported answering (model id, fingerprint/build)."
+    )
 
 
 class JobSummary(BaseModel):
@@ -107,6 +116,19 @@ class JobSummary(BaseModel):
     )
     config_errors: int = Field(0, description="Infrastructure errors that were a provider refusing a valid request.")
     hallucinated_actions: int
+    redone_conversations: int = Field(
+        0, description="Conversations that hit an infrastructure error, were abandoned and redone (see abandoned_attempts)."
+    )
+    abandoned_attempts: int = Field(0, description="Conversation tries abandoned as infrastructure errors and redone.")
+    cut_replies: dict[str, int] = Field(
+        default_factory=dict, description="Role → replies cut at max_tokens (finish_reason 'length')."
+    )
+    max_tokens: dict[str, int | None] = Field(
+        default_factory=dict, description="Role → the max_tokens cap its requests carried (None: the server's default)."
+    )
+    served_by: dict[str, list[str]] = Field(
+        default_factory=dict, description="Role → what the servers reported answering ('model (fingerprint)')."
+    )
     usage: dict[str, Usage] = Field(description="Role → calls made and cache hits.")
     llm_calls: int = Field(description="Requests answered, all roles.")
     failed_attempts: int = Field(0, description="Requests that got no answer (timeout, 429, 5xx, refused), all roles.")
@@ -212,4 +234,16 @@ def assemble_row(
         usage=usage,
         rollout_s=round(rollout_s, 4),
         judge_s=round(judge_s, 4),
+        abandoned_attempts=rollout.abandoned_attempts,
+        cut_replies=_counts(rollout.cut_replies, verdict.cut_replies if verdict is not None else {}),
+        served_by={**rollout.served_by, **({"judge": verdict.served_by} if verdict is not None and verdict.served_by else {})},
     )
+
+
+def _counts(*parts: Mapping[str, int]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for part in parts:
+        for role, count in part.items():
+            if count:
+                total[role] = total.get(role, 0) + count
+    return total

@@ -42,6 +42,14 @@ def rule_pass_rate(rows: list[ResultRow]) -> float | None:
     return _rate(sum(1 for row in rule_rows if row.rule_passed), len(rule_rows))
 
 
+def role_max_tokens(cfg: RunConfig) -> dict[str, int | None]:
+    """Role → the max_tokens cap its requests carry (a visible, recorded setting; None: the server's default)."""
+    caps = {"agent": cfg.agent.max_tokens, "user": cfg.user_sim.max_tokens, "judge": cfg.judge.max_tokens}
+    if isinstance(cfg.mock, LlmMock):
+        caps["mock"] = cfg.mock.llm.max_tokens
+    return caps
+
+
 def summarize(
     rows: list[ResultRow], cfg: RunConfig, *, started: datetime, wall_time_s: float, benchmark_version: str = ""
 ) -> JobSummary:
@@ -51,6 +59,12 @@ def summarize(
         for role, value in row.usage.items():
             usage[role] = usage[role].add(value)
     passed, scored, pass_rate = pass_counts(rows)
+    cut: Counter[str] = Counter()
+    served: dict[str, set[str]] = {}
+    for row in rows:
+        cut.update(row.cut_replies)
+        for role, servers in row.served_by.items():
+            served.setdefault(role, set()).update(server.label() for server in servers)
     return JobSummary(
         **job_labels(cfg),
         benchmark_version=benchmark_version,
@@ -80,6 +94,11 @@ def summarize(
         model_errors=sum(1 for row in rows if row.termination == "model_error"),
         config_errors=sum(1 for row in rows if CONFIG_ERROR_PREFIX in (row.infra_error or "")),
         hallucinated_actions=sum(1 for s in with_scores if s.hallucinated_action),
+        redone_conversations=sum(1 for row in rows if row.abandoned_attempts),
+        abandoned_attempts=sum(row.abandoned_attempts for row in rows),
+        cut_replies=dict(sorted(cut.items())),
+        max_tokens=role_max_tokens(cfg),
+        served_by={role: sorted(labels) for role, labels in sorted(served.items())},
         usage=usage,
         llm_calls=sum(u.calls for u in usage.values()),
         failed_attempts=sum(u.failed_attempts for u in usage.values()),

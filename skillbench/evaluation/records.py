@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from skillbench.core.records import ErrorKind, Usage
+from skillbench.core.records import ErrorKind, ServedBy, Usage
 from skillbench.core.rubric import JudgeScores
 
 # judge_transient: the judge's last reply was blank (an endpoint hiccup as often as a judge failure).
@@ -32,6 +32,10 @@ class Verdict(BaseModel):
         "the endpoint failed (timeouts included). The last two are never stored and are re-asked on rerun.",
     )
     usage: Usage = Field(default_factory=Usage)
+    served_by: list[ServedBy] = Field(default_factory=list, description="What the judge's server reported answering.")
+    cut_replies: dict[str, int] = Field(
+        default_factory=dict, description="{'judge': n}: replies cut at max_tokens (finish_reason 'length')."
+    )
 
     @property
     def storable(self) -> bool:

@@ -15,10 +15,12 @@ from typing import Any
 
 from skillbench.config.schema import ModelConfig
 from skillbench.core.errors import CONFIG_ERROR_PREFIX, InfrastructureError, ModelOutputError
-from skillbench.core.records import ToolCall, Usage
+from skillbench.core.records import ServedBy, ToolCall, Usage
 from skillbench.models.call_path import acompletion, inline_set_up
+from skillbench.models.ledger import note_reply
 from skillbench.models.litellm_setup import get_litellm, register_zero_cost
 from skillbench.models.plugins import ensure_provider
+from skillbench.models.server_faults import describe_model_fault, model_fault
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,8 @@ class Completion:
 
     ``problem`` says why a reply that came back is unusable in itself (no choices); whether an empty
     reply is the model's failure, a judge error or an infrastructure error depends on the caller's role.
+    ``finish_reason`` is the server's (``length``: cut at the ``max_tokens`` cap, see :attr:`cut`);
+    ``served_by`` is what the server says answered (its model id and fingerprint/build, when it gives them).
     """
 
     content: str | None
@@ -59,6 +63,18 @@ class Completion:
     raw_message: dict[str, Any] = field(default_factory=dict)
     reasoning: str | None = None
     problem: str | None = None
+    finish_reason: str | None = None
+    served_by: ServedBy | None = None
+    max_tokens: int | None = None  # the cap this request was sent with (None: the server's default)
+
+    @property
+    def cut(self) -> bool:
+        """The reply was cut by the token cap (``finish_reason: "length"``)."""
+        return self.finish_reason == "length"
+
+    def cut_note(self) -> str:
+        """'cut at max_tokens (256)' — how a cut reply is named in rows, transcripts and judge errors."""
+        return f"cut at max_tokens ({self.max_tokens if self.max_tokens is not None else 'server default'})"
 
 
 def _parse_tool_calls(message: Any) -> list[ToolCall]:
@@ -124,8 +140,18 @@ def cached_prompt_tokens(usage: Any) -> int:
     return int(getattr(details, "cached_tokens", 0) or 0)
 
 
+def served_by(response: Any) -> ServedBy | None:
+    """What the server says answered: the reply's ``model`` and ``system_fingerprint`` (llama.cpp puts its build there)."""
+    model = getattr(response, "model", None)
+    fingerprint = getattr(response, "system_fingerprint", None)
+    if not model and not fingerprint:
+        return None
+    return ServedBy(model=str(model or ""), fingerprint=str(fingerprint) if fingerprint else None)
+
+
 class ModelClient:
-    """Calls one configured model. Share ``limiter`` between clients of the same endpoint."""
+    """Calls one configured model. Share ``limiter`` between clients of the same endpoint. ``role`` (agent,
+    user, judge, mock) labels what the calls record in the current call ledger (:mod:`skillbench.models.ledger`)."""
 
     def __init__(
         self,
@@ -133,8 +159,10 @@ class ModelClient:
         limiter: asyncio.Semaphore | None = None,
         seed: int | None = None,
         on_usage: Callable[[Usage], None] | None = None,
+        role: str | None = None,
     ) -> None:
         self.cfg = cfg
+        self.role = role
         self.limiter = limiter or asyncio.Semaphore(cfg.concurrency)
         self.seed = seed
         self.on_usage = on_usage
@@ -213,6 +241,14 @@ class ModelClient:
                 failed = Usage(failed_attempts=1, latency_s=time.perf_counter() - started)
                 self._observe(failed)
                 spent = spent.add(failed)
+                fault = model_fault(exc)
+                if fault is not None:  # the model's own unusable output, whatever the status: never retried
+                    shape, message = fault
+                    raise ModelOutputError(
+                        f"{self.cfg.name} ({self.cfg.model}): "
+                        + describe_model_fault(shape, message, getattr(exc, "status_code", None)),
+                        usage=spent,
+                    ) from exc
                 if name in _REFUSED:
                     raise self._refused(exc, messages, spent) from exc
                 transient = name in _TRANSIENT or isinstance(exc, asyncio.TimeoutError)
@@ -240,10 +276,18 @@ class ModelClient:
         )
         self._observe(answered)
         spent = spent.add(answered)
+        finish = getattr(choices[0], "finish_reason", None) if choices else None
+        common: dict[str, Any] = {
+            "usage": spent, "finish_reason": str(finish) if finish else None, "served_by": served_by(response),
+            "max_tokens": self.cfg.max_tokens,
+        }
         if message is None:
-            return Completion(content=None, tool_calls=[], usage=spent, problem="the reply had no choices")
-        content, reasoning = split_reasoning(message.content, getattr(message, "reasoning_content", None) or None)
-        return Completion(content=content, tool_calls=_parse_tool_calls(message), usage=spent, reasoning=reasoning)
+            completion = Completion(content=None, tool_calls=[], problem="the reply had no choices", **common)
+        else:
+            content, reasoning = split_reasoning(message.content, getattr(message, "reasoning_content", None) or None)
+            completion = Completion(content=content, tool_calls=_parse_tool_calls(message), reasoning=reasoning, **common)
+        note_reply(self.role, completion.served_by, cut=completion.cut)
+        return completion
 
     def _observe(self, usage: Usage) -> None:
         if self.on_usage is not None:
@@ -278,4 +322,4 @@ class ClientPool:
         limiter = self._limiters.setdefault(endpoint, asyncio.Semaphore(cfg.concurrency))
         observer = self.observer
         on_usage = (lambda usage: observer(role, usage)) if observer is not None and role is not None else None
-        return ModelClient(cfg, limiter=limiter, seed=self.seed, on_usage=on_usage)
+        return ModelClient(cfg, limiter=limiter, seed=self.seed, on_usage=on_usage, role=role)

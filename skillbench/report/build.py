@@ -47,6 +47,7 @@ class _CellTallies(TypedDict):
     judge_errors: np.ndarray
     infra_errors: np.ndarray
     model_errors: np.ndarray
+    redone: np.ndarray
 
 
 def _nanmean(values: np.ndarray, axis: int) -> np.ndarray:
@@ -224,6 +225,7 @@ class ReportContext:
             judge_errors=per_cell((frame["status"] == "judge_error").to_numpy(dtype=bool)),
             infra_errors=per_cell((frame["status"] == "infra_error").to_numpy(dtype=bool)),
             model_errors=per_cell((frame["termination"] == "model_error").to_numpy(dtype=bool)),
+            redone=per_cell((frame["abandoned_attempts"].fillna(0) > 0).to_numpy(dtype=bool)),
         )
         cells = [self._cell(agent, judge, tallies, i) for i, (agent, judge) in enumerate(keys)]
         # Every cell's bootstrap in one matrix product (one per cell was most of the report's CPU): per
@@ -260,6 +262,7 @@ class ReportContext:
                 judge_errors=int(tallies["judge_errors"][i]),
                 infra_errors=int(tallies["infra_errors"][i]),
                 model_errors=int(tallies["model_errors"][i]),
+                redone_conversations=int(tallies["redone"][i]),
                 pass_rate=rate,
                 jobs=paths,
             )

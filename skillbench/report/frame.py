@@ -29,7 +29,7 @@ _SCENARIO_FIELDS = (
 )  # fmt: skip
 _OUTCOME_FIELDS = (
     "passed", "rule_passed", "judge_error", "infra_error", "termination", "termination_detail", "turns",
-    "tool_calls", "tool_errors",
+    "tool_calls", "tool_errors", "abandoned_attempts",
 )  # fmt: skip
 _SCORE_FIELDS = ("task_completion", *DIMENSION_NAMES, "hallucinated_action", "explanation")  # of row.scores
 _KEY_FIELDS = ("rollout_key", "verdict_key")

@@ -37,6 +37,9 @@ class Cell(ReportRecord):
     judge_errors: int = 0
     infra_errors: int = 0
     model_errors: int = Field(0, description="Rows ended by the agent's unusable output: scored, as fails.")
+    redone_conversations: int = Field(
+        0, description="Rows whose conversation hit an infrastructure error, was abandoned and redone in its run."
+    )
     pass_rate: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None

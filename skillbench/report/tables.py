@@ -215,6 +215,7 @@ def coverage(ctx: ReportContext) -> Table:
         "Judge errors",
         "Infra errors",
         "Model errors (scored as fails)",
+        "Redone after infra errors",
         "Note",
     ]
     display, data = [], []
@@ -231,6 +232,7 @@ def coverage(ctx: ReportContext) -> Table:
                 c.judge_errors,
                 c.infra_errors,
                 c.model_errors,
+                c.redone_conversations,
                 c.note or "",
             ]
             data.append(values)

@@ -191,11 +191,11 @@ class _Conversation:
 
     async def user_speaks(self, turn: int) -> bool:
         """The simulator's next message into the transcript; False when it ends the conversation instead."""
-        text = await self._user_reply()
+        text, cut = await self._user_reply()
         if self.params.stop_marker in text:
             return False
         self.user_view.append({"role": "assistant", "content": text})
-        self.messages.append(Message(role="user", content=text, turn=turn))
+        self.messages.append(Message(role="user", content=text, turn=turn, cut=cut))
         return True
 
     async def user_answers(self, reply: AgentReply) -> bool:
@@ -203,8 +203,9 @@ class _Conversation:
         self.user_view.append({"role": "user", "content": reply.content or ""})
         return await self.user_speaks(self.turn)
 
-    async def _user_reply(self) -> str:
-        """The simulator's next text; a blank one is asked again once, then it is an infrastructure error."""
+    async def _user_reply(self) -> tuple[str, str | None]:
+        """The simulator's next text and its cut note; a blank one is asked again once, then it is an
+        infrastructure error. A reply cut at max_tokens is kept (it is the harness's text) and marked."""
         user = self.params.user
         problem = ""
         for _attempt in range(2):
@@ -219,7 +220,7 @@ class _Conversation:
             self._spend("user", reply.usage)
             text = (reply.content or "").strip()
             if text:
-                return text
+                return text, reply.cut_note() if reply.cut else None
             problem = reply.problem or "a blank reply"
         raise InfrastructureError(f"user simulator ({user.cfg.model}): {problem} twice")
 
@@ -233,8 +234,11 @@ class _Conversation:
                 return None
             self.messages.append(Message(
                 role="assistant", content=reply.content, tool_calls=reply.tool_calls, turn=self.turn,
-                reasoning=reply.reasoning,
+                reasoning=reply.reasoning, cut=reply.cut,
             ))
+            if reply.cut:  # kept in the transcript, marked; its tool calls are not run (docs/outcomes.md)
+                self.end("model_error", f"agent: reply {reply.cut}")
+                return None
             if not reply.tool_calls:
                 return reply
             await self.run_tool_calls(reply.tool_calls, tools)

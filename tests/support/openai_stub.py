@@ -17,7 +17,19 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Script = Callable[[dict[str, Any]], dict[str, Any]]
+Script = Callable[[dict[str, Any]], Any]  # a message dict, or a RawReply sent exactly as given
+
+
+@dataclass
+class RawReply:
+    """A reply sent byte for byte as a real server sends it: status, JSON body, headers (tests/support/replay.py)."""
+
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+FINISH_REASON_KEY = "_finish_reason"  # in a scripted message: the choice's finish_reason (e.g. "length")
 
 
 def text_reply(content: str) -> dict[str, Any]:
@@ -165,8 +177,11 @@ class _Server(ThreadingHTTPServer):
 class StubServer:
     def __init__(self, script: Script, fail_first: int = 0, fail_status: int = 503, latency_s: float = 0.0,
                  port: int = 0, faults: FaultPlan | None = None, models: tuple[str, ...] = ("stub",),
-                 prompt_cache: bool = False, model_latency_s: dict[str, float] | None = None) -> None:
+                 prompt_cache: bool = False, model_latency_s: dict[str, float] | None = None,
+                 fingerprint: str | None = None, served_model: str | None = None) -> None:
         self.script = script
+        self.fingerprint = fingerprint  # the replies' system_fingerprint (llama.cpp: its build), when set
+        self.served_model = served_model  # the replies' "model" (a server reports its own id), else the request's
         self.model_latency_s = model_latency_s or {}  # per served model name, over latency_s
         # With a prompt cache, usage counts tokens (~4 characters each) and reports cached_tokens as OpenAI does.
         self.prompt_cache = PromptCache() if prompt_cache else None
@@ -225,14 +240,19 @@ class StubServer:
                     status, error, headers = _error(stub.fail_status, "overloaded")
                     payload = json.dumps(error).encode()
                 else:
-                    message: dict[str, Any] | None = stub.script(body)
+                    message: Any = stub.script(body)
                     status = 200
-                    if fault is not None:
+                    if isinstance(message, RawReply):
+                        status, headers, message = message.status, dict(message.headers), message.body
+                    elif fault is not None:
                         status, message, headers = faulty_reply(fault, message or {})
                     if status != 200:
                         payload = json.dumps(message).encode()
                     else:
+                        message = dict(message) if message else message
                         finish = "tool_calls" if message and message.get("tool_calls") else "stop"
+                        if message and FINISH_REASON_KEY in message:
+                            finish = message.pop(FINISH_REASON_KEY)
                         choices = [{"index": 0, "message": message, "finish_reason": finish}] if message else []
                         usage: dict[str, Any] = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
                         if prompt is not None:
@@ -245,9 +265,10 @@ class StubServer:
                                 "id": f"chatcmpl-{len(stub.requests)}",
                                 "object": "chat.completion",
                                 "created": int(time.time()),
-                                "model": body.get("model", "stub"),
+                                "model": stub.served_model or body.get("model", "stub"),
                                 "choices": choices,
                                 "usage": usage,
+                                **({"system_fingerprint": stub.fingerprint} if stub.fingerprint else {}),
                             }
                         ).encode()
                 try:

@@ -1,0 +1,101 @@
+"""Whole jobs against the replay server (exact real-server shapes on 127.0.0.1, through litellm): each shape
+lands in its outcome class in the row, the summary and the transcript (docs/outcomes.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillbench.core.records import Rollout
+from skillbench.engine import RESULTS_FILE, JobSummary, ResultRow, run_job
+from skillbench.store import ArtifactStore
+from tests.conftest import compose_config
+from tests.support.openai_stub import conversation_script, request_role, stub_server
+from tests.support.replay import AGENT_TEXT_CUT, GENERIC_500, LLAMACPP_TOOL_ARGUMENTS_500, USER_TEXT_CUT
+
+Script = Callable[[dict[str, Any]], Any]
+
+
+def _agent_requests(server: Any) -> int:
+    return sum(1 for body in server.requests if request_role(body) == "agent")
+
+
+def _job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: Script, name: str, *overrides: str,
+         **stub: Any) -> tuple[JobSummary, ResultRow, Any]:
+    with stub_server(script, **stub) as server:
+        for env in ("QWEN3_5_9B", "GEMMA4", "USER_SIM"):
+            monkeypatch.setenv(f"SKILLBENCH_{env}_API_BASE", server.base_url)
+        cfg = compose_config("agent=qwen3_5_9b", "judge=gemma4", "user_sim=gemma4_31b", f"store.root={tmp_path / 'store'}",
+                             "benchmark.scenarios=[hc-resched-happy-01]", "agent.max_retries=0", *overrides)
+        summary = run_job(cfg, tmp_path / name)
+    [row] = [ResultRow.model_validate_json(line) for line in (tmp_path / name / RESULTS_FILE).read_text().splitlines()]
+    return summary, row, server
+
+
+def _on_agent_call(n: int, reply: Any) -> Script:
+    """The conversation script, with the agent's n-th request (1-based) answered by ``reply``."""
+    seen = {"agent": 0}
+
+    def script(body: dict[str, Any]) -> Any:
+        if request_role(body) == "agent":
+            seen["agent"] += 1
+            if seen["agent"] == n:
+                return reply
+        return conversation_script(body)
+
+    return script
+
+
+def test_a_llamacpp_500_on_a_malformed_tool_call_is_the_agents_model_error_scored_as_a_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary, row, server = _job(tmp_path, monkeypatch, _on_agent_call(2, LLAMACPP_TOOL_ARGUMENTS_500), "llama")
+    assert row.termination == "model_error" and row.passed is False and row.infra_error is None
+    assert "Failed to parse tool call arguments as JSON" in row.termination_detail
+    assert _agent_requests(server) == 2  # not retried, conversation not redone: no retry storm
+    assert (summary.model_errors, summary.infra_errors, summary.redone_conversations) == (1, 0, 0)
+
+
+def test_a_generic_500_is_infrastructure_the_conversation_is_redone_and_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary, row, server = _job(tmp_path, monkeypatch, _on_agent_call(2, GENERIC_500), "generic")
+    assert row.infra_error is None and row.passed is not None  # the second try went through
+    assert row.abandoned_attempts == 1 and summary.redone_conversations == 1 and summary.abandoned_attempts == 1
+    assert summary.failed_attempts == 1
+    # Always 500: never scored, an infrastructure error after run.infra_retries redos.
+    summary, row, _ = _job(tmp_path / "other", monkeypatch, lambda body: GENERIC_500 if request_role(body) == "agent"
+                           else conversation_script(body), "down", "run.infra_retries=2")
+    assert row.infra_error is not None and row.passed is None and row.abandoned_attempts == 2
+    assert summary.infra_errors == 1 and summary.abandoned_attempts == 2
+
+
+def test_an_agent_reply_cut_at_max_tokens_is_a_model_error_named_so_and_kept_in_the_transcript(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary, row, _ = _job(tmp_path, monkeypatch, _on_agent_call(1, AGENT_TEXT_CUT), "cut", "+agent.params.max_tokens=64",
+                           fingerprint="b6936-6a2c1e0f")
+    assert row.termination == "model_error" and row.passed is False
+    assert row.termination_detail == "agent: reply cut at max_tokens (64)"
+    assert row.cut_replies == {"agent": 1} and summary.cut_replies == {"agent": 1}
+    assert summary.max_tokens["agent"] == 64 and summary.max_tokens["judge"] is None
+    rollout = ArtifactStore(tmp_path / "store").get("rollouts", row.rollout_key or "", Rollout)
+    assert rollout is not None and rollout.messages[-1].cut == "cut at max_tokens (64)"
+    # What answered is recorded per role (the server's model id and build).
+    assert {server.fingerprint for server in row.served_by["agent"]} == {"b6936-6a2c1e0f"}
+    assert "b6936-6a2c1e0f" in summary.served_by["judge"][0]
+
+
+def test_a_user_simulator_reply_cut_at_max_tokens_is_kept_and_marked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def script(body: dict[str, Any]) -> Any:
+        return USER_TEXT_CUT if request_role(body) == "user" and len(body["messages"]) == 2 else conversation_script(body)
+
+    summary, row, _ = _job(tmp_path, monkeypatch, script, "user-cut", "+user_sim.params.max_tokens=32")
+    assert row.cut_replies == {"user": 1} and summary.max_tokens["user"] == 32
+    rollout = ArtifactStore(tmp_path / "store").get("rollouts", row.rollout_key or "", Rollout)
+    assert rollout is not None
+    [first_caller] = [m for m in rollout.messages if m.role == "user"][:1]
+    assert first_caller.cut == "cut at max_tokens (32)" and first_caller.content == USER_TEXT_CUT["content"]
