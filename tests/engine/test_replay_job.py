@@ -62,7 +62,7 @@ def test_a_llamacpp_500_on_a_malformed_tool_call_is_the_agents_model_error_score
 def test_a_generic_500_is_infrastructure_the_conversation_is_redone_and_counted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    summary, row, server = _job(tmp_path, monkeypatch, _on_agent_call(2, GENERIC_500), "generic")
+    summary, row, _ = _job(tmp_path, monkeypatch, _on_agent_call(2, GENERIC_500), "generic")
     assert row.infra_error is None and row.passed is not None  # the second try went through
     assert row.abandoned_attempts == 1 and summary.redone_conversations == 1 and summary.abandoned_attempts == 1
     assert summary.failed_attempts == 1

@@ -24,10 +24,17 @@ JOBS: list[list[str]] = [
 ]
 
 
+# How a rollout was obtained (which server answered, tries abandoned), recorded beside the transcript, not in it.
+_PROVENANCE = ("duration_s", "usage", "served_by", "abandoned_attempts", "cut_replies")
+
+
 def _transcript(rollout: dict[str, Any]) -> dict[str, Any]:
-    """The rollout without wall-clock fields (duration, latencies), which differ between any two runs."""
+    """The rollout without wall-clock fields (duration, latencies), which differ between any two runs, and
+    without its provenance; a message's ``cut`` mark only when set (no simulated reply is ever cut)."""
     usage = {role: {k: v for k, v in value.items() if k != "latency_s"} for role, value in rollout["usage"].items()}
-    return {**{k: v for k, v in rollout.items() if k not in ("duration_s", "usage")}, "usage": usage}
+    messages = [{k: v for k, v in m.items() if not (k == "cut" and v is None)} for m in rollout["messages"]]
+    kept = {k: v for k, v in rollout.items() if k not in _PROVENANCE}
+    return {**kept, "messages": messages, "usage": usage}
 
 
 def snapshot_lines() -> list[str]:
