@@ -32,12 +32,13 @@ from skillbench.plan.outcome import (
     sweep_spent_usd,
 )
 from skillbench.store import write_json_atomic
+from skillbench.store.ownership import LOCK_FILE
 
 log = logging.getLogger("skillbench")
 install_hydra_errors()  # unknown option/key, bad override syntax: one line, exit 2
 
 # Files Hydra writes into a folder before the job starts; removing only these never touches user data.
-_HYDRA_FILES = (".hydra/config.yaml", ".hydra/hydra.yaml", ".hydra/overrides.yaml", "skillbench.log")
+_HYDRA_FILES = (".hydra/config.yaml", ".hydra/hydra.yaml", ".hydra/overrides.yaml", "skillbench.log", LOCK_FILE)
 
 
 def _remove_hydra_leftovers(job_dir: Path, multirun: bool) -> None:
@@ -50,10 +51,12 @@ def _remove_hydra_leftovers(job_dir: Path, multirun: bool) -> None:
             folder.rmdir()  # only succeeds when empty
     if multirun:
         sweep_dir = job_dir.parent
-        remaining = [p for p in sweep_dir.iterdir() if p.name != "multirun.yaml"] if sweep_dir.is_dir() else []
+        remaining = ([p for p in sweep_dir.iterdir() if p.name not in ("multirun.yaml", LOCK_FILE)]
+                     if sweep_dir.is_dir() else [])
         if not remaining:
-            with contextlib.suppress(FileNotFoundError):
-                (sweep_dir / "multirun.yaml").unlink()
+            for name in ("multirun.yaml", LOCK_FILE):
+                with contextlib.suppress(FileNotFoundError):
+                    (sweep_dir / name).unlink()
             with contextlib.suppress(OSError):
                 sweep_dir.rmdir()
 

@@ -264,6 +264,10 @@ class RunSettings(Strict):
     max_infra_error_share: float = Field(
         0.5, ge=0, le=1, description="A job whose share of infrastructure errors exceeds this fails the run."
     )
+    overwrite: bool = Field(
+        False, description="A run or sweep folder holding finished results of another configuration is refused; "
+        "true moves those results aside to <folder>.replaced-<time> first (never deletes them).",
+    )
 
 
 class StoreConfig(Strict):

@@ -64,15 +64,66 @@ class PlanCallback(Callback):
         self.options = kwargs
 
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
-        self._check(config)
+        jobs = self._check(config)
+        self._own(config, jobs, multirun=False)
+
+    def on_run_end(self, config: DictConfig, **kwargs: Any) -> None:
+        if getattr(self, "_claim", None) is not None:
+            self._claim.release()
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         self._sweep_dir = OmegaConf.select(config, "hydra.sweep.dir")  # resolved now, as the launcher will
-        self._check(config)
+        jobs = self._check(config)
+        self._own(config, jobs, multirun=True)
         os.environ[SWEEP_STARTED_ENV] = str(time.time())
+
+    def _own(self, master: DictConfig, jobs: list[PlannedJob] | None, *, multirun: bool) -> None:
+        """Own the run's or sweep's folder before Hydra writes into it: refused (one line, exit 2, nothing written)
+        when a live process owns it, or when it holds finished results of another configuration (moved aside
+        instead with run.overwrite=true). Whatever the launcher: the sweep's own jobs write under this owner."""
+        from skillbench.store.finished import move_aside, refusal, run_conflict, sweep_conflict
+        from skillbench.store.ownership import FolderBusy, claim
+
+        option = "hydra.sweep.dir" if multirun else "hydra.run.dir"
+        folder = Path(str(OmegaConf.select(master, option)))
+        kind = "sweep" if multirun else "run"
+        try:
+            owned = claim(folder, kind, option=option)
+        except FolderBusy as exc:
+            _refuse([str(exc)])
+        except OSError as exc:
+            _refuse([f"cannot write the output folder {folder}: {exc.strerror or exc}. Fix: free space or fix its "
+                     f"permissions, or choose another folder ({option}=<folder>)."])
+        if not owned.created:
+            if jobs is None:  # the preflight was skipped: compose the jobs to compare them with what is there
+                from skillbench.plan.sweep import compose_jobs, plan_jobs
+
+                jobs = plan_jobs(_expanded(compose_jobs, master))
+            planned = [job.cfg for job in jobs]
+            problem = sweep_conflict(folder, planned) if multirun else run_conflict(folder, planned[0])
+            if problem:
+                if not OmegaConf.select(master, "run.overwrite", default=False):
+                    owned.abandon()
+                    _refuse([refusal(problem, option=option)])
+                aside = move_aside(folder)
+                owned.release()
+                try:
+                    owned = claim(folder, kind, option=option)
+                except FolderBusy as exc:
+                    _refuse([str(exc)])
+                _say(f"skillbench: run.overwrite=true: the earlier results in {folder} were moved to {aside} "
+                     "(nothing deleted).")
+        self._claim = owned
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         """Listed before the report callback, so (end hooks run in reverse) this runs after the report."""
+        try:
+            self._sweep_end(config)
+        finally:
+            if getattr(self, "_claim", None) is not None:
+                self._claim.release()
+
+    def _sweep_end(self, config: DictConfig) -> None:
         from skillbench.plan.outcome import continue_hint, sweep_outcome
 
         sweep_dir = Path(str(getattr(self, "_sweep_dir", None) or config.hydra.sweep.dir))
@@ -90,14 +141,15 @@ class PlanCallback(Callback):
         if outcome.exit_code:
             sys.exit(outcome.exit_code)
 
-    def _check(self, master: DictConfig) -> None:
+    def _check(self, master: DictConfig) -> list[PlannedJob] | None:
+        """The preflight and the dry run; the planned jobs (None when the preflight is off)."""
         dry_run = bool(OmegaConf.select(master, "run.dry_run", default=False))
         preflight = bool(OmegaConf.select(master, "run.preflight", default=True))
         multirun = "MULTIRUN" in str(OmegaConf.select(master, "hydra.mode"))
         if not (dry_run or preflight):
             if multirun:  # even unchecked, a sweep of 0 jobs is refused here, before Hydra makes its folder
                 self._count_jobs(master)
-            return
+            return None
         # Imported here: the app imports this module at start-up, and `--help` must not load the engine or MCP.
         from skillbench.plan.preflight import preflight_problems
         from skillbench.plan.sweep import compose_jobs, plan_jobs
@@ -119,6 +171,7 @@ class PlanCallback(Callback):
             _refuse(problems)
         if real:
             self._announce(jobs, master, time.perf_counter() - started)
+        return jobs
 
     @staticmethod
     def _count_jobs(master: DictConfig) -> None:

@@ -17,7 +17,7 @@ from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.report import stats
 from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED
 from skillbench.report.frame import job_labels, jobs_frame
-from skillbench.report.jobs import Job, ReportError
+from skillbench.report.jobs import Job, ReportError, running_lines
 from skillbench.report.model import (
     AdjacentDifference,
     BootstrapInfo,
@@ -279,10 +279,16 @@ class ReportContext:
             )
         if cell_jobs:
             status = "unreadable" if any(j.status == "unreadable" for j in cell_jobs) else "unfinished"
+            kept = sum(len(j.rows) for j in cell_jobs)
+            running = next((j.running for j in cell_jobs if j.running), None)
             note = (
-                "job did not finish (no summary.json)" if status == "unfinished" else "job files are invalid"
+                f"still running ({running})" if running
+                else "job did not finish (no summary.json)" if status == "unfinished"
+                else "summary.json is invalid"
             )
-            hint = next((j.error_hint for j in cell_jobs if j.error_hint), None)
+            note += (f"; {kept} whole row(s) kept, left out of the rates until it finishes"
+                     + ("" if running else " (rerun the same command: finished work is reused)"))
+            hint = next((j.error_hint for j in cell_jobs if j.error_hint and not j.running), None)
             note += f"; reason: {hint}" if hint else ""
             return Cell(agent=agent, judge=judge, status=status, jobs=paths, note=note)
         return Cell(agent=agent, judge=judge, status="missing", note="no job folder for this agent × judge")
@@ -467,12 +473,18 @@ class ReportContext:
             "judge_errors": int((frame["status"] == "judge_error").sum()),
             "infra_errors": int((frame["status"] == "infra_error").sum()),
             "duplicates_dropped": self.duplicates,
+            "lines_damaged": sum(len(j.damaged) for j in jobs),
+            "jobs_running": sum(j.running is not None for j in jobs),
         }
 
     @cached_property
     def notes(self) -> list[str]:
         """Caveats the reader must see."""
-        notes: list[str] = []
+        notes: list[str] = [f"STILL RUNNING: {line}" for line in running_lines(self.jobs)]
+        damaged = sum(len(j.damaged) for j in self.jobs)
+        if damaged:
+            notes.append(f"DAMAGED INPUT: {damaged} line(s) of results.jsonl are not result rows and were skipped "
+                         "(each named below); every other row is used")
         if self.simulated:
             notes.append(
                 "SIMULATED models present: offline, deterministic stand-ins; their numbers are not real model results."

@@ -84,6 +84,29 @@ def report_main(argv: list[str]) -> int:
         print(markdown(report))
     out = next(iter(written.values())).parent if written else args.out
     print(f"Report written to {out} ({', '.join(written)}) in {time.perf_counter() - start:.1f} s.")
+    from skillbench.report.build import ReportContext
+
+    return input_state("skillbench report", ReportContext.of(report).jobs)
+
+
+# Exit code of a reader whose output was written but whose input had damaged lines (skipped, named on stderr).
+EXIT_DAMAGED_INPUT = 4
+
+
+def input_state(prog: str, jobs: list) -> int:
+    """Say on stderr what a reader skipped (each damaged line, file:line) and what is still running; the exit code:
+    EXIT_DAMAGED_INPUT when a line was skipped, else 0."""
+    from skillbench.report.jobs import damage_lines, running_lines
+
+    for line in running_lines(jobs):
+        print(f"{prog}: note: {line}", file=sys.stderr)
+    damaged = damage_lines(jobs)
+    for line in damaged:
+        print(f"{prog}: damaged input: {line}", file=sys.stderr)
+    if damaged:
+        print(f"{prog}: {len(damaged)} damaged line(s) skipped; every other row was used (exit {EXIT_DAMAGED_INPUT}). "
+              "Fix: repair or remove those lines, or rerun the job into a new folder.", file=sys.stderr)
+        return EXIT_DAMAGED_INPUT
     return 0
 
 
@@ -175,7 +198,7 @@ def rescore_main(argv: list[str]) -> int:
         f"Rescored jobs in {out / RESCORED_JOBS_DIR}; report in {out} ({', '.join(written)}) "
         f"in {time.perf_counter() - start:.1f} s. No model calls were made."
     )
-    return 0
+    return input_state("skillbench rescore", jobs)
 
 
 @_quiet_broken_pipe
@@ -187,7 +210,10 @@ def diff_main(argv: list[str]) -> int:
     )
     parser.add_argument("a", type=Path, help="run or sweep folder A (the baseline)")
     parser.add_argument("b", type=Path, help="run or sweep folder B")
-    parser.add_argument("--json", type=Path, help="where to write the JSON (default: ./diff_<A>__<B>.json)")
+    parser.add_argument(
+        "--out", "--json", dest="out", type=Path,
+        help="where to write the JSON: a .json file, or a folder (gets diff_<A>__<B>.json). Default: none written",
+    )
     parser.add_argument(
         "--max-flips", type=int, default=50, help="flipped verdicts listed in the terminal (all go to JSON)"
     )
@@ -195,16 +221,23 @@ def diff_main(argv: list[str]) -> int:
         "--exit-code", action="store_true", help="exit 1 when anything differs (like git diff --exit-code)"
     )
     args = parser.parse_args(argv)
-    from skillbench.report.diff import diff_markdown, diff_runs
+    from skillbench.report.diff import diff_jobs, diff_markdown
+    from skillbench.report.jobs import load_jobs
     from skillbench.report.rescore import slug
+    from skillbench.store import write_json_atomic
 
-    diff = diff_runs(args.a, args.b)
+    a_jobs, b_jobs = load_jobs([args.a]), load_jobs([args.b])
+    diff = diff_jobs(a_jobs, b_jobs, [str(args.a)], [str(args.b)])
     print(diff_markdown(diff, max_flips=args.max_flips))
-    target = args.json or Path(f"diff_{slug(args.a.resolve().name)}__{slug(args.b.resolve().name)}.json")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(diff.model_dump_json(indent=2))
-    print(f"JSON written to {target}.")
-    return 1 if args.exit_code and not diff.identical else 0
+    if args.out is not None:  # written only where asked: never into the current folder unasked
+        target = args.out
+        if target.suffix != ".json":
+            target = target / f"diff_{slug(args.a.resolve().name)}__{slug(args.b.resolve().name)}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(target, diff.model_dump(mode="json"))
+        print(f"JSON written to {target}.")
+    damaged = input_state("skillbench diff", a_jobs + b_jobs)
+    return damaged or (1 if args.exit_code and not diff.identical else 0)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -72,6 +72,19 @@ class RunDiff(DiffRecord):
     warnings: list[str] = Field(default_factory=list, description="Reasons the two sides may not be comparable.")
 
 
+def input_warnings(jobs: list[Job], side: str) -> list[str]:
+    """What is partial or damaged on one side: still running, unfinished (left out of the comparison), skipped lines."""
+    warnings = []
+    for job in jobs:
+        if job.running:
+            warnings.append(f"{side}: {job.path} is still running ({job.running}); its results are partial")
+        elif not job.finished:
+            warnings.append(f"{side}: {job.path} did not finish ({len(job.rows)} whole row(s) kept); "
+                            "it is left out of the comparison until it finishes")
+        warnings.extend(f"{side}: damaged input: {line}" for line in job.damaged)
+    return warnings
+
+
 def _benchmark_versions(jobs: list[Job]) -> dict[str, set[str]]:
     """Benchmark name → content versions its rows were produced on (runs before versions record none)."""
     versions: dict[str, set[str]] = {}
@@ -253,7 +266,7 @@ def diff_jobs(a_jobs: list[Job], b_jobs: list[Job], a_paths: list[str], b_paths:
         flips=flips,
         availability=availability,
         identical=identical,
-        warnings=version_warnings(a_jobs, b_jobs),
+        warnings=version_warnings(a_jobs, b_jobs) + input_warnings(a_jobs, "A") + input_warnings(b_jobs, "B"),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import warnings
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from skillbench.config.schema import PassRuleConfig
 from skillbench.core.collector import paused_gc
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
-from skillbench.report.jobs import Job, load_jobs
+from skillbench.report.jobs import Job, damage_lines, load_jobs, running_lines
 from skillbench.store.keys import result_settings
 
 # Config groups that change results besides agent and judge. When one differs between the loaded
@@ -198,7 +199,17 @@ def load_results(paths: list[Path | str] | Path | str, *, unfinished: bool = Fal
 
     ``paths``: job folders, sweep folders (outputs/multirun/<stamp>) or folders of sweeps.
     ``passed`` is a nullable boolean: <NA> for judge or infrastructure errors (see ``status``).
+    Damaged lines of results.jsonl are skipped, never the file: each is named in a ``UserWarning`` and listed in
+    ``frame.attrs["damaged"]``; jobs still being written are listed in ``frame.attrs["running"]``.
     """
     if isinstance(paths, str | Path):
         paths = [paths]
-    return jobs_frame(load_jobs(list(paths)), unfinished=unfinished)
+    jobs = load_jobs(list(paths))
+    frame = jobs_frame(jobs, unfinished=unfinished)
+    frame.attrs["damaged"] = damage_lines(jobs)
+    frame.attrs["running"] = running_lines(jobs)
+    for line in frame.attrs["damaged"]:
+        warnings.warn(f"damaged input: {line}", UserWarning, stacklevel=2)
+    for line in frame.attrs["running"]:
+        warnings.warn(line, UserWarning, stacklevel=2)
+    return frame

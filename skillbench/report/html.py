@@ -287,6 +287,11 @@ def _header(report: Report) -> list[str]:
         f"{counts['infra_errors']} infra error(s), {counts['cells_missing']} missing cell(s); "
         f"pass rule(s): {escape(', '.join(report.pass_rules) or '—')}.</p>",
     ]
+    if counts.get("jobs_running"):
+        parts.append(f'<p class="banner">{counts["jobs_running"]} job(s) STILL RUNNING: these results are partial.</p>')
+    if counts.get("lines_damaged"):
+        parts.append(f'<p class="banner">DAMAGED INPUT: {counts["lines_damaged"]} line(s) of results.jsonl skipped '
+                     "(named in the notes); every other row is used.</p>")
     if report.simulated:
         parts.append(
             '<p class="banner">Contains SIMULATED models: offline, deterministic stand-ins. '

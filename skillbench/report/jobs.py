@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from skillbench.engine.results import (
     JobSummary,
     ResultRow,
 )
+from skillbench.store.ownership import live_owner
 
 JOB_MARKERS = (CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE)
 HYDRA_DIR = ".hydra"
@@ -51,6 +53,9 @@ class Job:
     hydra_overrides: list[str] = field(default_factory=list)
     launch_cwd: Path | None = None
     error_hint: str | None = None
+    # Lines of results.jsonl that are not result rows: skipped (every good row is kept), each named file:line.
+    damaged: list[str] = field(default_factory=list)
+    running: str | None = None  # the live process still writing this job's run or sweep (its owner), if any
 
     @property
     def finished(self) -> bool:
@@ -193,7 +198,7 @@ def load_job(path: Path) -> Job:
             problems.append(f"{path / SUMMARY_FILE}: invalid ({_first_error(exc)})")
 
     rows: list[ResultRow] = []
-    bad_lines = 0
+    damaged: list[str] = []
     shared: dict[frozenset[str], set[str]] = {}
     results = path / RESULTS_FILE
     if results.exists():
@@ -204,14 +209,18 @@ def load_job(path: Path) -> Job:
             try:
                 rows.append(_compact(ResultRow.model_validate_json(line), shared))
             except ValidationError as exc:
-                bad_lines += 1
-                # The last line of an interrupted job may be cut short; any other bad line is reported.
+                # The last line of an interrupted job may be cut short; any other bad line is damage: skipped,
+                # counted and named, while every good row of the file is kept.
                 if not (summary is None and number == len(lines)):
-                    problems.append(f"{results}:{number}: invalid result row ({_first_error(exc)})")
+                    damage = f"{results}:{number}: not a result row, skipped ({_first_error(exc)})"
+                    damaged.append(damage)
+                    problems.append(damage)
+    owner = live_owner(path)
+    if owner and owner[1] and owner[1].pid == os.getpid():
+        owner = None  # this process owns it: the sweep's own report, written once every job has ended
+    running = owner[1].describe() if owner and owner[1] else ("another process" if owner else None)
     if summary is None:
-        status = "unfinished"
-    elif bad_lines:
-        status = "unreadable"
+        status = "unreadable" if (path / SUMMARY_FILE).exists() else "unfinished"
     else:
         status = "finished"
         problems.extend(_check_summary(path, rows, summary))
@@ -224,7 +233,9 @@ def load_job(path: Path) -> Job:
         problems=problems,
         hydra_overrides=overrides,
         launch_cwd=cwd,
-        error_hint=None if status == "finished" else _error_hint(path),
+        error_hint=None if status == "finished" else (f"still running ({running})" if running else _error_hint(path)),
+        damaged=damaged,
+        running=running,
     )
 
 
@@ -267,6 +278,21 @@ def _first_error(exc: Exception) -> str:
         err = exc.errors()[0]
         return f"field '{'.'.join(str(p) for p in err['loc'])}': {err['msg']}"
     return str(exc)
+
+
+def damage_lines(jobs: list[Job]) -> list[str]:
+    """Every skipped line of every job, named file:line (what a reader prints on stderr)."""
+    return [line for job in jobs for line in job.damaged]
+
+
+def running_lines(jobs: list[Job]) -> list[str]:
+    """One line per run or sweep still being written (its results are partial)."""
+    seen: dict[str, None] = {}
+    for job in jobs:
+        if job.running:
+            seen.setdefault(f"{job.path.parent if job.path.parent.joinpath('multirun.yaml').exists() else job.path} "
+                            f"is still being written by {job.running}: its results are partial", None)
+    return list(seen)
 
 
 def load_jobs(paths: list[Path | str]) -> list[Job]:
