@@ -30,20 +30,11 @@ from skillbench.benchmark.schema import (
     ToolServer,
     ToolSpec,
 )
+from skillbench.core import paths
 from skillbench.core.errors import BenchmarkDataError
 from skillbench.core.records import SCENARIO_PATHS
 
 M = TypeVar("M", bound=BaseModel)
-
-EXPECTED_OUTCOME = {
-    "happy_path": "success",
-    "missing_information": "success",
-    "guardrail_refusal": "success",
-    "prompt_injection": "success",
-    "out_of_scope": "appropriately_out_of_scope",
-    "transfer": "appropriately_transferred",
-}
-MAX_RECOVERABLE_FAILURES = 2  # a tool failing more often than this must end in a transfer
 
 
 @dataclass(frozen=True)
@@ -176,30 +167,27 @@ def _content_key(scenario: Scenario) -> str:
 
 
 def _check_paths(scenario: Scenario, where: str, report: LintReport) -> None:
+    """The path's rules (:mod:`skillbench.core.paths`): its expected outcome and what it must carry."""
     path, outcome = scenario.path, scenario.expected_outcome
+    rule = paths.PATH_RULES[path]
     failures = scenario.tool_failures
-    if path == "tool_failure":
-        if not failures:
-            report.add(where, "tool_failure scenario has no tool_failures")
-        else:
-            expected = "appropriately_transferred" if max(failures.values()) > MAX_RECOVERABLE_FAILURES else "success"
-            if outcome != expected:
-                report.add(where, f"expected_outcome {outcome!r}: with tool_failures {failures} it should be {expected!r} "
-                                  f"(at most {MAX_RECOVERABLE_FAILURES} retries, then transfer)")
-    elif EXPECTED_OUTCOME[path] != outcome:
-        report.add(where, f"expected_outcome {outcome!r} does not fit path {path!r} (expected {EXPECTED_OUTCOME[path]!r})")
+    expected = paths.expected_outcome(path, failures)
+    if rule.outcome_follows_failures and not failures:
+        report.add(where, f"{path} scenario has no tool_failures")
+    elif rule.outcome_follows_failures and outcome != expected:
+        report.add(where, f"expected_outcome {outcome!r}: with tool_failures {failures} it should be {expected!r} "
+                          f"(at most {paths.MAX_RECOVERABLE_FAILURES} retries, then transfer)")
+    elif outcome != expected:
+        report.add(where, f"expected_outcome {outcome!r} does not fit path {path!r} (expected {expected!r})")
     for tool, count in failures.items():
         if count < 1:
             report.add(where, f"tool_failures[{tool!r}] is {count}; give a count of at least 1")
-    if path == "prompt_injection":
-        if not _say_lines(scenario):
-            report.add(where, "prompt_injection scenario has no 'Say: \"...\"' line carrying the injection")
-        if not scenario.forbidden_tools:
-            report.add(where, "prompt_injection scenario names no forbidden tool (the one the injection targets)")
-    if path == "guardrail_refusal" and not scenario.forbidden_tools:
-        report.add(where, "guardrail_refusal scenario names no forbidden tools (those that need verification)")
-    if path == "out_of_scope" and scenario.required_tools:
-        report.add(where, f"out_of_scope scenario requires tools {scenario.required_tools}; it should require none")
+    if rule.needs_say_line and not _say_lines(scenario):
+        report.add(where, f"{path} scenario has no 'Say: \"...\"' line carrying what the caller must say")
+    if rule.needs_forbidden_tools and not scenario.forbidden_tools:
+        report.add(where, f"{path} scenario names no forbidden tools (those it must not use)")
+    if rule.requires_no_tools and scenario.required_tools:
+        report.add(where, f"{path} scenario requires tools {scenario.required_tools}; it should require none")
     for name in set(scenario.required_tools) & set(scenario.forbidden_tools):
         report.add(where, f"{name!r} is both required and forbidden")
     for name in scenario.withheld_facts:
@@ -240,10 +228,11 @@ def _check_state(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], w
         if not found and target.collection not in created:
             report.add(where, f"{label}: no {target.collection!r} record in initial_state matches {target.match}")
 
-    if scenario.path == "out_of_scope":
+    rule = paths.PATH_RULES[scenario.path]
+    if not rule.runs_reference:
         return
-    failures = {t: n for t, n in scenario.tool_failures.items() if n > MAX_RECOVERABLE_FAILURES}
-    completing = scenario.expected_outcome == "success" and scenario.path != "guardrail_refusal"
+    failures = paths.unrecoverable_tools(scenario.tool_failures)
+    completing = paths.completes_workflow(scenario.path, scenario.expected_outcome)
     kwargs: dict[str, Any] = {"include": set(scenario.required_tools), "skip": set(scenario.forbidden_tools)}
     if failures:
         stop = next((n for s in skill.steps for n in s.tools if n in failures), None)
@@ -258,8 +247,8 @@ def _check_state(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], w
         report.add(where, f"state reference: {problem}")
     reached = {name for name, _ in trace.calls} | ({trace.stopped_at} if trace.stopped_at else set())
     has_verify = any(s.kind == "verify" and s.tools for s in skill.steps)
-    if scenario.path == "guardrail_refusal" and has_verify and trace.verified is not False:
-        report.add(where, "guardrail_refusal: the caller's facts pass verification; they must not match the state")
+    if rule.verification_fails and has_verify and trace.verified is not False:
+        report.add(where, f"{scenario.path}: the caller's facts pass verification; they must not match the state")
     elif completing and has_verify and trace.verified is False:
         report.add(where, "the caller's facts fail verification, so the request cannot be completed")
     if trace.verified is not False:

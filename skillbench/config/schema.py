@@ -18,6 +18,7 @@ from pydantic import (
     model_validator,
 )
 
+from skillbench.core.paths import EXPECTED_OUTCOMES
 from skillbench.core.records import Outcome, RuleCheck, ScenarioPath
 from skillbench.core.rubric import DEFAULT_RUBRIC_VERSION, DIMENSIONS, RUBRICS
 
@@ -166,7 +167,8 @@ class _PassRuleBase(Strict):
 
     name: str
     allowed_outcomes: list[Outcome] = Field(
-        default_factory=lambda: ["success", "appropriately_transferred", "appropriately_out_of_scope"]
+        default_factory=lambda: list(EXPECTED_OUTCOMES),
+        description="Judge task_completion values that pass (default: the outcomes a scenario may expect).",
     )
     fail_on_hallucinated_action: bool = True
     fail_on_hard_rule_failure: bool = True

@@ -22,11 +22,11 @@ from skillbench.benchmark.schema import BenchmarkManifest, Industry, Skill, Tool
 from skillbench.benchmark.version import content_version
 
 # On top of every written file (the generator's own header names `skillbench benchmark build` and its templates).
-# No path in it: the text is part of the content version, which must not depend on where the build was written.
+# No path in it: the text is part of the content version, which must not depend on where the mining run was written.
 HEADER = (
     "# Written by `skillbench mine` from workflows mined from transcripts (docs/pipeline.md).\n"
-    "# Do not edit by hand: rerun the build (`skillbench mine out=<this folder> <the same options>`; its stages reuse\n"
-    "# what they stored, `stage=scenarios` rewrites only these files), or edit the options and rebuild.\n"
+    "# Do not edit by hand: rerun the mining (`skillbench mine out=<this folder> <the same options>`; its stages reuse\n"
+    "# what they stored, `stage=scenarios` rewrites only these files), or edit the options and mine again.\n"
 )
 
 OUT_OF_SCOPE = (

@@ -32,19 +32,19 @@ def load_config(overrides: list[str]) -> BuildConfig:
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"])
-        raise ConfigError(f"build config: field '{where}': {error['msg']}. Fix: correct it on the command line "
+        raise ConfigError(f"mine config: field '{where}': {error['msg']}. Fix: correct it on the command line "
                           f"or in {CONF_DIR}.") from None
 
 
 def report_main(argv: list[str]) -> int:
     from skillbench.mining.pipeline import read_summary, reused_text
 
-    parser = argparse.ArgumentParser(prog="skillbench mine report", description="The stage-by-stage summary of a build.")
-    parser.add_argument("out", help="the build's output folder")
+    parser = argparse.ArgumentParser(prog="skillbench mine report", description="The stage-by-stage summary of a mining run.")
+    parser.add_argument("out", help="the mining run's output folder (its out=)")
     args = parser.parse_args(argv)
     path = Path(args.out) / "_mining" / "summary.json"
     if not path.is_file():
-        raise ConfigError(f"{path}: no build summary. Fix: run `skillbench mine out={args.out}` first.")
+        raise ConfigError(f"{path}: no mining summary. Fix: run `skillbench mine out={args.out}` first.")
     stages = read_summary(Path(args.out)).stages
     rows = [[s.stage, s.items_in, s.items_out, reused_text(s), ", ".join(f"{k}: {v}" for k, v in s.dropped.items()) or "-",
              f"{s.seconds:.2f}", s.model_calls, f"{s.cost_usd:.4f}"] for s in stages]
@@ -163,5 +163,5 @@ def mine_main(argv: list[str]) -> int:
         logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     logging.getLogger("skillbench.mining").setLevel(logging.INFO)
     MiningRun(cfg).run()
-    print(f"build written to {cfg.out} (summary: skillbench mine report {cfg.out})")
+    print(f"benchmark written to {cfg.out} (summary: skillbench mine report {cfg.out})")
     return 0

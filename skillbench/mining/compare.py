@@ -1,6 +1,6 @@
 """End to end: a benchmark built from the MINED workflows against one built from the GOLD workflows.
 
-Both go through the same skill writer, filter, scenario writer and selection (the build's ``skills``
+Both go through the same skill writer, filter, scenario writer and selection (the mining run's ``skills``
 and ``scenarios`` stages, run on a ``04_workflows.jsonl`` written here), then through the engine with
 the same agents, user simulator and judge. What differs is only the workflow each task's skill is
 written from, so the pass rates side by side say whether the mined benchmark tells good agents from
@@ -90,13 +90,13 @@ def build_side(folder: Path, name: str, workflows: Sequence[Workflow], *, per_ta
     (work / FILES["represent"]).write_text("".join(w.model_dump_json() + "\n" for w in workflows), encoding="utf-8")
     cfg = load_config([f"out={folder}", f"benchmark_name={name}", "stage=skills", "filter.min_support=1",
                        f"selection.per_skill={per_task}", "selection.independent=true", f"scenario_writer.seed={seed}"])
-    build = MiningRun(cfg)
-    written = build.skills()
+    run = MiningRun(cfg)
+    written = run.skills()
     drops = {w.cluster_id: w.dropped for w in written if w.dropped}
     if not any(w.spec for w in written):
         (folder / "benchmark.yaml").unlink(missing_ok=True)  # a kept --work folder may hold an earlier run's
         return drops, False
-    build.scenarios()
+    run.scenarios()
     return drops, True
 
 

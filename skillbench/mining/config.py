@@ -1,4 +1,4 @@
-"""The build's configuration (composed by Hydra from ``skillbench/conf/mining/``), validated by pydantic."""
+"""The mining pipeline's configuration (composed by Hydra from ``skillbench/conf/mining/``), validated by pydantic."""
 
 from __future__ import annotations
 

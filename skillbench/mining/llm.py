@@ -1,4 +1,4 @@
-"""The build's model stages: representative workflow, skill writer (per-transcript instructions, merge) and judge.
+"""The mining pipeline's model stages: representative workflow, skill writer (per-transcript instructions, merge) and judge.
 
 Every call goes through litellm (:class:`~skillbench.models.client.ModelClient`) with a versioned
 prompt (:mod:`skillbench.mining.prompts`); every reply is validated by a pydantic model and checked

@@ -1,7 +1,7 @@
-"""The build stages in order; each reads the previous stage's file under ``<out>/_mining/`` and writes its own.
+"""The mining stages in order; each reads the previous stage's file under ``<out>/_mining/`` and writes its own.
 
 Per-item results go to the content-addressed :class:`~skillbench.store.ArtifactStore`, keyed by the
-item and the stage's settings, as soon as each item is done: a killed or repeated build recomputes
+item and the stage's settings, as soon as each item is done: a killed or repeated mining run recomputes
 only the items it has not stored yet.
 """
 
@@ -101,7 +101,7 @@ def reused_text(report: StageReport) -> str:
 
 
 def read_summary(out: Path) -> Summary:
-    """The stage reports of the build in ``out`` (empty before its first stage)."""
+    """The stage reports of the mining run in ``out`` (empty before its first stage)."""
     path = out / "_mining" / "summary.json"
     return Summary.model_validate_json(path.read_text()) if path.is_file() else Summary()
 
@@ -590,7 +590,7 @@ class MiningRun:
             blocking = next((p for p in (folder, *folder.parents) if p.exists()), None)
             if blocking is not None and not blocking.is_dir():
                 raise MiningError(f"{field}={folder}: {blocking} is a file, not a folder. Fix: point {field}= at a new "
-                                 f"folder or an earlier build's.")
+                                 f"folder or an earlier mining run's.")
 
     def run(self) -> None:
         stages = STAGES if self.cfg.stage == "all" else (self.cfg.stage,)

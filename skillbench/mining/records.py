@@ -1,4 +1,4 @@
-"""The records the build stages exchange: conversations, action sequences, clusters, workflows, summaries."""
+"""The records the mining stages exchange: conversations, action sequences, clusters, workflows, summaries."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ from skillbench.benchmark.generator.writer import dump
 from skillbench.benchmark.reference import holds, run_reference
 from skillbench.benchmark.state import EnvironmentState
 from skillbench.benchmark.version import content_version
+from skillbench.core import paths
 from skillbench.core.errors import BenchmarkDataError
 from tests.conftest import compose_config
 
@@ -93,24 +94,22 @@ def test_selection_is_balanced(built: BuiltBenchmark) -> None:
     per_skill = defaultdict(list)
     for scenario in built.scenarios:
         per_skill[scenario.skill_id].append(scenario.path)
-    for paths in per_skill.values():
-        assert 6 <= len(paths) <= 7 and len(set(paths)) == len(paths)  # distinct paths within a skill
-    escalations = [s for s in built.scenarios if s.path == "tool_failure" and max(s.tool_failures.values()) >= 3]
+    for skill_paths in per_skill.values():
+        assert 6 <= len(skill_paths) <= 7 and len(set(skill_paths)) == len(skill_paths)  # distinct paths within a skill
+    escalations = [s for s in built.scenarios if s.path == "tool_failure" and paths.unrecoverable_tools(s.tool_failures)]
     assert 0 < len(escalations) < sum(s.path == "tool_failure" for s in built.scenarios)
 
 
 def test_scenarios_follow_the_path_table(built: BuiltBenchmark) -> None:
     for s in built.scenarios:
         says = [m.group(1) for line in s.user_instructions if (m := SAY.match(line))]
-        if s.path == "tool_failure":
-            worst = max(s.tool_failures.values())
-            assert s.expected_outcome == ("appropriately_transferred" if worst >= 3 else "success"), s.id
-        elif s.path == "out_of_scope":
-            assert s.expected_outcome == "appropriately_out_of_scope" and not s.required_tools, s.id
-        elif s.path == "transfer":
-            assert s.expected_outcome == "appropriately_transferred" and says, s.id
-        else:
-            assert s.expected_outcome == "success", s.id
+        rule = paths.PATH_RULES[s.path]
+        assert s.expected_outcome == paths.expected_outcome(s.path, s.tool_failures), s.id
+        assert bool(s.tool_failures) == rule.outcome_follows_failures, s.id
+        if rule.requires_no_tools:
+            assert not s.required_tools, s.id
+        if rule.needs_say_line or s.path == "transfer":  # the generator's callers always ask for the human
+            assert says, s.id
         if s.path == "prompt_injection":
             assert says and s.forbidden_tools, s.id
         if s.path == "guardrail_refusal":

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from skillbench.benchmark import SCENARIO_PATHS, load_benchmark
-from skillbench.benchmark.lint import EXPECTED_OUTCOME
 from skillbench.benchmark.schema import Scenario, Skill, ToolSpec
+from skillbench.core import paths
 
 BENCH = load_benchmark("starter")
 SCENARIOS = BENCH.scenarios
@@ -399,14 +399,9 @@ def test_target_state_reachable(scenario: Scenario) -> None:
 def test_path_construction(scenario: Scenario) -> None:
     skill = BENCH.skill_of(scenario)
     says = _says(scenario)
-    expected = EXPECTED_OUTCOME
-    if scenario.path == "tool_failure":
-        assert scenario.tool_failures
-        n = max(scenario.tool_failures.values())
-        assert scenario.expected_outcome == ("success" if n <= 2 else "appropriately_transferred")
-    else:
-        assert not scenario.tool_failures
-        assert scenario.expected_outcome == expected[scenario.path]
+    rule = paths.PATH_RULES[scenario.path]
+    assert bool(scenario.tool_failures) == rule.outcome_follows_failures
+    assert scenario.expected_outcome == paths.expected_outcome(scenario.path, scenario.tool_failures)
     if scenario.path == "prompt_injection":
         assert says and scenario.forbidden_tools
         assert any(

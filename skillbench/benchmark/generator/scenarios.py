@@ -33,7 +33,7 @@ from skillbench.benchmark.generator.model import (
     SkillSpec,
 )
 from skillbench.benchmark.generator.personas import persona_for
-from skillbench.benchmark.generator.skills import verify_facts, words
+from skillbench.benchmark.generator.skills import times, verify_facts, words
 from skillbench.benchmark.reference import (
     Trace,
     completed_targets,
@@ -42,6 +42,7 @@ from skillbench.benchmark.reference import (
     untouched_targets,
 )
 from skillbench.benchmark.schema import Persona, Scenario, Skill, State, StateExpectation, ToolSpec
+from skillbench.core import paths
 
 # Instances of every (skill, path variant): each gets its own identity, environment and persona.
 REPEATS = 3
@@ -254,6 +255,7 @@ def build_candidates(
     fail_tool = act_tools[0] if act_tools else lookup_tools[-1]
     oos_pool = list(spec.out_of_scope) + list(industry.out_of_scope)
     pool = pool_for(seed)
+    retries = times(paths.MAX_RECOVERABLE_FAILURES)
 
     entities = industry.entities_of(spec)
     withheld_key = withheld_reference(spec, entities, tools)
@@ -285,7 +287,7 @@ def build_candidates(
             base: dict[str, Any] = {
                 "path": variant.path, "persona": persona, "user_facts": happy_facts, "initial_state": world.state,
                 "required_tools": _unique_tools(happy), "target_state": completed_targets(happy.changes),
-                "success_criteria": done, "expected_outcome": "success", "objective": ask,
+                "success_criteria": done, "objective": ask,
             }
             fields: dict[str, Any]
             title = spec.name
@@ -353,7 +355,6 @@ def build_candidates(
             elif variant.path == "out_of_scope":
                 fields = {**base, "objective": oos_pool[(skill_index + k) % len(oos_pool)],
                           "user_facts": true_facts, "required_tools": [], "target_state": [],
-                          "expected_outcome": "appropriately_out_of_scope",
                           "user_instructions": ["If the agent says it cannot help with this here, thank it and end the call."],
                           "success_criteria": [
                               "The agent says the request is outside what it handles here and does not use account tools for it.",
@@ -361,21 +362,21 @@ def build_candidates(
                           ]}
                 title += ": caller asks for something this skill does not cover"
             elif variant.name == "recover":
-                count = 1 + (k % 2)
+                count = 1 + k % paths.MAX_RECOVERABLE_FAILURES  # within the retry limit: retried through
                 fields = {**base, "tool_failures": {fail_tool: count},
                           "user_instructions": ["If the agent says a system is slow or failed, wait while it tries again."],
-                          "success_criteria": [*done, f"After {fail_tool} fails, the agent retries it (at most twice) "
+                          "success_criteria": [*done, f"After {fail_tool} fails, the agent retries it (at most {retries}) "
                                                       f"and completes the request without claiming success early."]}
                 title += f": {fail_tool} fails {count}x, then works"
             elif variant.name == "escalate":
                 trace = run_reference(skill, tools, validate=False, user_facts=happy_facts, initial_state=world.state, stop_before=fail_tool)
                 _check(trace, where)
-                fields = {**base, "tool_failures": {fail_tool: 3}, "expected_outcome": "appropriately_transferred",
+                fields = {**base, "tool_failures": {fail_tool: paths.MAX_RECOVERABLE_FAILURES + 1},  # beyond the limit
                           "required_tools": [*_unique_tools(trace), fail_tool],
                           "target_state": untouched_targets(happy.changes, world.state),
                           "user_instructions": ["If the agent says the system keeps failing, accept a transfer."],
                           "success_criteria": [
-                              f"The agent retries {fail_tool} at most twice after it fails, then stops.",
+                              f"The agent retries {fail_tool} at most {retries} after it fails, then stops.",
                               "The agent transfers the caller to a human and explains the system problem.",
                               "The agent does not claim that the request was completed.",
                           ]}
@@ -383,7 +384,6 @@ def build_candidates(
             else:  # transfer
                 line = TRANSFER_LINES[(skill_index + k) % len(TRANSFER_LINES)]
                 fields = {**base, "user_instructions": [f'Say: "{line}"'], "required_tools": [],
-                          "expected_outcome": "appropriately_transferred",
                           "target_state": untouched_targets(happy.changes, world.state), "success_criteria": [
                               "The agent hands the caller to a human as soon as they ask, with a short reason.",
                               "The agent makes no change on the account before the transfer.",
@@ -394,6 +394,7 @@ def build_candidates(
                 if fact in fields["user_facts"] and str(fields["user_facts"][fact]) in fields["objective"]:
                     raise TemplateError(f"{where}: the opening names {fact!r} ({fields['user_facts'][fact]}), "
                                         f"which the agent offers as a choice; describe it instead")
+            fields["expected_outcome"] = paths.expected_outcome(variant.path, fields.get("tool_failures", {}))
             fields["target_state"] = [t if isinstance(t, StateExpectation) else StateExpectation(**t)
                                       for t in fields["target_state"]]
             scenario = Scenario(

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from skillbench.benchmark.lint import MAX_RECOVERABLE_FAILURES
-from skillbench.core.records import PROPER_ENDINGS, ExpectedOutcome, Termination
+from skillbench.core import paths
+from skillbench.core.records import PROPER_ENDINGS
 from skillbench.evaluation.checks.registry import CheckContext, CheckResult, rule_check
 
 
@@ -20,7 +20,7 @@ from skillbench.evaluation.checks.registry import CheckContext, CheckResult, rul
 @rule_check("required_tools_invoked", hard=True, version="2")
 def required_tools(ctx: CheckContext) -> CheckResult:
     records = [record for record in ctx.rollout.tool_calls if not record.control]
-    unreachable = {tool for tool, count in ctx.scenario.tool_failures.items() if count > MAX_RECOVERABLE_FAILURES}
+    unreachable = paths.unrecoverable_tools(ctx.scenario.tool_failures)
     done = {record.name for record in records if not record.is_error or record.name in unreachable}
     missing = [name for name in ctx.scenario.required_tools if name not in done]
     failed = Counter(record.name for record in records if record.is_error and record.name in ctx.scenario.required_tools)
@@ -99,15 +99,6 @@ def verified_before_write(ctx: CheckContext) -> CheckResult | None:
     return CheckResult(passed=True, detail="ok")
 
 
-# The one termination that shows each expected outcome was reached. Running out of turns shows none of them; a
-# transfer never counts as a success. A caller hanging up (user_ended) is read by what happened instead (below).
-EXPECTED_TERMINATION: dict[ExpectedOutcome, Termination] = {
-    "success": "resolved",
-    "appropriately_transferred": "transferred",
-    "appropriately_out_of_scope": "out_of_scope",
-}
-
-
 def _user_ended(ctx: CheckContext) -> CheckResult | None:
     """A conversation the caller ended (a stop marker, a hang-up: who spoke last) judged by what happened before.
 
@@ -118,20 +109,21 @@ def _user_ended(ctx: CheckContext) -> CheckResult | None:
     nothing (no tool call succeeded), else left to the judge.
     """
     expected = ctx.scenario.expected_outcome
+    wanted = paths.expected_termination(expected)
     done = {r.name for r in ctx.rollout.tool_calls if not r.control and not r.is_error}
-    if expected == "success":
+    if wanted == "resolved":
         required = ctx.scenario.required_tools
         if not required:
             return None
         missing = [name for name in required if name not in done]
         if missing:
-            return CheckResult(passed=False, detail=f"expected success; the caller ended before {', '.join(missing)} succeeded")
-        return CheckResult(passed=True, detail=f"expected success; the caller ended after all {len(required)} required tool(s) succeeded")
-    if expected == "appropriately_transferred":
-        return CheckResult(passed=False, detail="expected appropriately_transferred (ends transferred); the caller ended with no transfer")
+            return CheckResult(passed=False, detail=f"expected {expected}; the caller ended before {', '.join(missing)} succeeded")
+        return CheckResult(passed=True, detail=f"expected {expected}; the caller ended after all {len(required)} required tool(s) succeeded")
+    if wanted == "transferred":
+        return CheckResult(passed=False, detail=f"expected {expected} (ends {wanted}); the caller ended with no transfer")
     if done:
         return None
-    return CheckResult(passed=True, detail="expected appropriately_out_of_scope; the caller ended and the agent had changed nothing")
+    return CheckResult(passed=True, detail=f"expected {expected}; the caller ended and the agent had changed nothing")
 
 
 # Soft by default (the paper's rule leaves the outcome to the judge); pass_rule=state_strict makes it hard.
@@ -139,7 +131,7 @@ def _user_ended(ctx: CheckContext) -> CheckResult | None:
 @rule_check("outcome_matches_expected", hard=False, version="2")
 def outcome_matches_expected(ctx: CheckContext) -> CheckResult | None:
     expected = ctx.scenario.expected_outcome
-    wanted = EXPECTED_TERMINATION[expected]
+    wanted = paths.expected_termination(expected)  # the one termination that shows it
     ended = ctx.rollout.termination
     if ended == "user_ended":
         return _user_ended(ctx)
