@@ -252,6 +252,9 @@ def _manifest_name(path: Path) -> str | None:
 class RunSettings(Strict):
     seed: int = Field(0, description="Seed of every simulated choice; part of the rollout key.")
     max_turns: int = Field(24, ge=2, description="Agent turns before a conversation ends with max_turns.")
+    trials: int = Field(
+        1, ge=1, description="Rollouts per scenario, each with its own seed and judged on its own (pass^k, pass@k)."
+    )
     scenario_concurrency: int = Field(16, ge=1, description="Conversations in flight at once in one job.")
     infra_retries: int = Field(2, ge=0, description="Re-runs of a rollout that hit an infrastructure error.")
     progress_interval_s: float = Field(10.0, gt=0, description="Seconds between progress lines in the log.")

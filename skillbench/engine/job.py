@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, TextIO
@@ -28,6 +28,7 @@ from skillbench.engine.results import (
     assemble_row,
 )
 from skillbench.engine.summary import role_max_tokens, summarize
+from skillbench.engine.trials import trial_seed
 from skillbench.evaluation import judge_transcript, run_rule_checks, verdict_key
 from skillbench.evaluation.records import Verdict
 from skillbench.models.client import ClientPool, ModelClient
@@ -42,12 +43,14 @@ from skillbench.store import ArtifactStore, content_hash, result_settings, write
 log = logging.getLogger("skillbench.job")
 
 
-def rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario) -> str:
-    """Agent + user simulator + mock + scenario content + seed + prompt versions. Never the judge or pass rule."""
+def rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario, trial: int = 0) -> str:
+    """Agent + user simulator + mock + scenario content + seed + prompt versions (+ the trial index after the
+    first: trial 0 keeps the key a job without trials has). Never the judge or pass rule."""
     skill = benchmark.skill_of(scenario)
     settings = result_settings(cfg)
     return content_hash(
         {
+            **({"trial": trial} if trial else {}),
             "agent": settings["agent"],
             "user_sim": settings["user_sim"],
             "mock": settings["mock"],
@@ -68,14 +71,31 @@ class JobContext:
     rollout_params: RolloutParams
     judge: ModelClient
     progress: Progress
-    _rollout_keys: dict[str, str] = field(default_factory=dict)
+    _rollout_keys: dict[tuple[str, int], str] = field(default_factory=dict)
+    _trial_params: dict[int, RolloutParams] = field(default_factory=dict)
 
-    def rollout_key(self, scenario: Scenario) -> str:
-        """:func:`rollout_key` under this job's config, hashed once per scenario."""
-        key = self._rollout_keys.get(scenario.id)
+    def rollout_key(self, scenario: Scenario, trial: int = 0) -> str:
+        """:func:`rollout_key` under this job's config, hashed once per scenario and trial."""
+        key = self._rollout_keys.get((scenario.id, trial))
         if key is None:
-            key = self._rollout_keys[scenario.id] = rollout_key(self.cfg, self.benchmark, scenario)
+            key = self._rollout_keys[(scenario.id, trial)] = rollout_key(self.cfg, self.benchmark, scenario, trial)
         return key
+
+    def trial_params(self, trial: int) -> RolloutParams:
+        """The rollout parameters of one trial: trial 0 is the job's own; another trial's agent, user simulator
+        and mock carry that trial's seed (:func:`trial_seed`), so its conversation is its own."""
+        if trial == 0:
+            return self.rollout_params
+        params = self._trial_params.get(trial)
+        if params is None:
+            base, seed = self.rollout_params, trial_seed(self.cfg.run.seed, trial)
+            params = self._trial_params[trial] = replace(
+                base,
+                agent=LazyClient(base.clients, self.cfg.agent, "agent", seed=seed),  # type: ignore[arg-type]
+                user=LazyClient(base.clients, self.cfg.user_sim, "user", seed=seed),  # type: ignore[arg-type]
+                seed=seed,
+            )
+        return params
 
 
 def make_context(
@@ -109,9 +129,11 @@ def make_context(
     )
 
 
-async def obtain_rollout(ctx: JobContext, scenario: Scenario) -> tuple[Rollout, bool]:
-    """The stored rollout of ``scenario`` under ``ctx.cfg``, or a new one (stored unless infrastructure failed)."""
-    key = ctx.rollout_key(scenario)
+async def obtain_rollout(ctx: JobContext, scenario: Scenario, trial: int = 0) -> tuple[Rollout, bool]:
+    """The stored rollout of ``scenario`` (trial ``trial``) under ``ctx.cfg``, or a new one (stored unless
+    infrastructure failed)."""
+    key = ctx.rollout_key(scenario, trial)
+    params = ctx.trial_params(trial)
 
     async def produce() -> Rollout:
         error: InfrastructureError | None = None
@@ -119,7 +141,7 @@ async def obtain_rollout(ctx: JobContext, scenario: Scenario) -> tuple[Rollout, 
         for attempt in range(ctx.cfg.run.infra_retries + 1):
             try:
                 with recording() as ledger:  # what answered, and which replies were cut
-                    rollout = await run_rollout(scenario, ctx.rollout_params, key=key)
+                    rollout = await run_rollout(scenario, params, key=key)
                 return rollout.model_copy(update={
                     "usage": _merge_usage(rollout.usage, spent), "abandoned_attempts": attempt,
                     "served_by": ledger.served, "cut_replies": dict(ledger.cut),
@@ -173,28 +195,30 @@ async def obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tupl
     return await ctx.store.get_or_create("verdicts", key, Verdict, produce, keep=lambda v: v.storable)
 
 
-async def evaluate_scenario(ctx: JobContext, scenario: Scenario) -> ResultRow:
+async def evaluate_scenario(ctx: JobContext, scenario: Scenario, trial: int = 0) -> ResultRow:
     """Rollout (stored or new) → rule checks → verdict (stored or new) → one result row.
 
     Any unexpected exception stays inside this scenario: its row is an infrastructure error (our own
     failure: never scored, nothing stored for it, a rerun redoes it) and the job goes on.
     """
     try:
-        return await _evaluate(ctx, scenario)
+        return await _evaluate(ctx, scenario, trial)
     except Exception as exc:
         log.exception("scenario %s failed inside skillbench; recorded as an infrastructure error", scenario.id)
-        key = ctx.rollout_key(scenario)
+        key = ctx.rollout_key(scenario, trial)
         rollout = infra_rollout(ctx, scenario, key, f"internal error: {type(exc).__name__}: {str(exc)[:300]}", {})
         skill = ctx.benchmark.skill_of(scenario)
-        row = assemble_row(ctx.cfg, scenario, skill, ctx.benchmark.version, rollout, [], None, {}, (0.0, 0.0))
+        row = assemble_row(
+            ctx.cfg, scenario, skill, ctx.benchmark.version, rollout, [], None, {}, (0.0, 0.0), trial=trial
+        )
         ctx.progress.record({}, infra_error=True, judge_error=False)
         return row
 
 
-async def _evaluate(ctx: JobContext, scenario: Scenario) -> ResultRow:
+async def _evaluate(ctx: JobContext, scenario: Scenario, trial: int) -> ResultRow:
     skill = ctx.benchmark.skill_of(scenario)
     started = time.perf_counter()
-    rollout, rollout_reused = await obtain_rollout(ctx, scenario)
+    rollout, rollout_reused = await obtain_rollout(ctx, scenario, trial)
     rollout_s = time.perf_counter() - started
     if rollout_reused:  # its abandoned tries were counted by the run that had the conversation
         rollout = rollout.model_copy(update={"abandoned_attempts": 0})
@@ -212,7 +236,8 @@ async def _evaluate(ctx: JobContext, scenario: Scenario) -> ResultRow:
         judge_s = time.perf_counter() - started
         usage["judge"] = verdict.usage.as_cache_hit() if verdict_reused else verdict.usage
     row = assemble_row(
-        ctx.cfg, scenario, skill, ctx.benchmark.version, rollout, checks, verdict, usage, (rollout_s, judge_s)
+        ctx.cfg, scenario, skill, ctx.benchmark.version, rollout, checks, verdict, usage, (rollout_s, judge_s),
+        trial=trial,
     )
     ctx.progress.record(usage, infra_error=row.infra_error is not None, judge_error=row.judge_error is not None,
                         model_error=row.termination == "model_error")
@@ -229,37 +254,42 @@ async def run_job_async(
     scenarios = select_scenarios(benchmark, cfg.benchmark)
     job_dir.mkdir(parents=True, exist_ok=True)
     write_json_atomic(job_dir / CONFIG_FILE, cfg.model_dump(mode="json"))
-    ctx = make_context(cfg, benchmark, total=len(scenarios), budget_usd=cfg.run.budget_usd, label=label, sweep=sweep)
+    # Every scenario × trial is one conversation (trial-major within a scenario: its rows stay together).
+    units = [(scenario, trial) for scenario in scenarios for trial in range(cfg.run.trials)]
+    ctx = make_context(cfg, benchmark, total=len(units), budget_usd=cfg.run.budget_usd, label=label, sweep=sweep)
     log.info(
-        "job: agent=%s judge=%s user_sim=%s mock=%s pass_rule=%s benchmark=%s (%d scenarios)%s",
+        "job: agent=%s judge=%s user_sim=%s mock=%s pass_rule=%s benchmark=%s (%d scenarios%s)%s",
         cfg.agent.name, cfg.judge.name, cfg.user_sim.name, cfg.mock.name, cfg.pass_rule.name, cfg.benchmark.name,
-        len(scenarios), " [SIMULATED agent]" if cfg.agent.simulated else "",
+        len(scenarios), f" × {cfg.run.trials} trials" if cfg.run.trials > 1 else "",
+        " [SIMULATED agent]" if cfg.agent.simulated else "",
     )
     log.info("max_tokens per role: %s", ", ".join(
         f"{role}={'server default' if cap is None else cap}" for role, cap in role_max_tokens(cfg).items()))
     limit = asyncio.Semaphore(cfg.run.scenario_concurrency)
     results_path = job_dir / RESULTS_FILE
-    rows: dict[str, ResultRow] = {}
+    rows: dict[tuple[str, int], ResultRow] = {}
 
-    async def take_turn(scenario: Scenario, *, defer_if_busy: bool) -> ResultRow | Literal["deferred"] | None:
+    async def take_turn(
+        scenario: Scenario, trial: int, *, defer_if_busy: bool
+    ) -> ResultRow | Literal["deferred"] | None:
         """The scenario's row once it has a slot; None past the budget (a rerun with a higher budget does it)."""
         async with limit:
             if ctx.progress.over_budget():
                 return None
             # Another job of the sweep (e.g. the next judge of this agent, in another worker) is having this
             # conversation: parallel jobs that share rollouts split them instead of queueing on the same lock.
-            if defer_if_busy and ctx.store.being_produced("rollouts", ctx.rollout_key(scenario)):
+            if defer_if_busy and ctx.store.being_produced("rollouts", ctx.rollout_key(scenario, trial)):
                 return "deferred"
-            return await evaluate_scenario(ctx, scenario)
+            return await evaluate_scenario(ctx, scenario, trial)
 
-    async def one(scenario: Scenario, sink: TextIO) -> None:
-        row = await take_turn(scenario, defer_if_busy=True)
+    async def one(scenario: Scenario, trial: int, sink: TextIO) -> None:
+        row = await take_turn(scenario, trial, defer_if_busy=True)
         if row == "deferred":
             await asyncio.sleep(0)  # every other waiting scenario queues up first; this one joins the back
-            row = await take_turn(scenario, defer_if_busy=False)
+            row = await take_turn(scenario, trial, defer_if_busy=False)
         if not isinstance(row, ResultRow):
             return
-        rows[scenario.id] = row
+        rows[(scenario.id, trial)] = row
         # One whole line per write, flushed: a kill leaves only complete rows behind.
         sink.write(row.model_dump_json() + "\n")
         sink.flush()
@@ -267,20 +297,20 @@ async def run_job_async(
     reporter = asyncio.create_task(ctx.progress.report_every(cfg.run.progress_interval_s))
     try:
         with results_path.open("w", encoding="utf-8") as sink, rare_collections():
-            await asyncio.gather(*(one(scenario, sink) for scenario in scenarios))
+            await asyncio.gather(*(one(scenario, trial, sink) for scenario, trial in units))
             await flush_background_logging()  # this job's own share of litellm's work, not the next job's
     finally:
         reporter.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reporter
-    ordered = [rows[scenario.id] for scenario in scenarios if scenario.id in rows]
+    ordered = [rows[(scenario.id, trial)] for scenario, trial in units if (scenario.id, trial) in rows]
     # Rewrite once in benchmark order (atomic), so equal runs give equal files.
     tmp = results_path.with_suffix(".jsonl.tmp")
     tmp.write_text("".join(row.model_dump_json() + "\n" for row in ordered), encoding="utf-8")
     tmp.replace(results_path)
-    if len(ordered) < len(scenarios):  # only the budget skips scenarios; no summary for an unfinished job
+    if len(ordered) < len(units):  # only the budget skips scenarios; no summary for an unfinished job
         assert cfg.run.budget_usd is not None
-        raise BudgetReached(ctx.progress.cost_usd, cfg.run.budget_usd, len(ordered), len(scenarios))
+        raise BudgetReached(ctx.progress.cost_usd, cfg.run.budget_usd, len(ordered), len(units))
     summary = summarize(
         ordered, cfg, started=started_at, wall_time_s=time.perf_counter() - started, benchmark_version=benchmark.version
     )
@@ -296,6 +326,13 @@ async def run_job_async(
         summary.abandoned_attempts, _cut_line(summary.cut_replies), summary.llm_calls, summary.failed_attempts,
         summary.retries, job_dir,
     )
+    if summary.pass_hat_k:
+        log.info(
+            "trials: %d per scenario; %s; %s%s", summary.trials,
+            " ".join(f"pass^{k} {_pct(v)}" for k, v in summary.pass_hat_k.items()),
+            " ".join(f"pass@{k} {_pct(v)}" for k, v in summary.pass_at_k.items()),
+            " [SIMULATED agent]" if cfg.agent.simulated else "",
+        )
     if summary.config_errors:
         log.error("%d scenario(s) were refused by a provider on requests built from valid inputs: check the model "
                   "config (model name, params, api_base); they are not scored", summary.config_errors)
@@ -307,6 +344,10 @@ async def run_job_async(
 
 def _cut_line(cut: dict[str, int]) -> str:
     return ", ".join(f"{role} {count}" for role, count in cut.items()) if cut else "0"
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
 
 
 def run_job(cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None) -> JobSummary:

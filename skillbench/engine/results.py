@@ -29,6 +29,7 @@ class ResultRow(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     scenario_id: str
+    trial: int = Field(0, ge=0, description="Which of the run.trials rollouts of the scenario (0 in runs without trials).")
     skill_id: str
     industry: str
     path: str = Field(description="Scenario path (happy_path, out_of_scope, ...).")
@@ -99,8 +100,16 @@ class JobSummary(BaseModel):
     simulated_mock: bool | None = Field(
         None, description="True if that tool-result model is simulated (None for other mocks and older summaries)."
     )
-    scenarios: int
-    scored: int = Field(description="Scenarios with a verdict (no judge or infrastructure error).")
+    scenarios: int = Field(description="Result rows: scenarios × trials (conversations).")
+    trials: int = Field(1, description="run.trials: rollouts per scenario (1 in runs without trials).")
+    pass_hat_k: dict[str, float | None] = Field(
+        default_factory=dict,
+        description="k → pass^k (mean over scenarios of C(c,k)/C(n,k)), for k = 1..trials; empty for one trial.",
+    )
+    pass_at_k: dict[str, float | None] = Field(
+        default_factory=dict, description="k → pass@k (mean over scenarios of 1 − C(n−c,k)/C(n,k)); empty for one trial."
+    )
+    scored: int = Field(description="Rows with a verdict (no judge or infrastructure error).")
     passed: int
     pass_rate: float | None = Field(description="passed / scored.")
     rule_pass_rate: float | None = Field(description="Share of rollouts with no hard rule failure (infra errors excluded).")
@@ -194,6 +203,8 @@ def assemble_row(
     verdict: Verdict | None,
     usage: dict[str, Usage],
     timings: tuple[float, float],
+    *,
+    trial: int = 0,
 ) -> ResultRow:
     """One result row from the finished steps of a scenario (pure: no models, no I/O).
 
@@ -208,6 +219,7 @@ def assemble_row(
     rollout_s, judge_s = timings
     return ResultRow(
         scenario_id=scenario.id,
+        trial=trial,
         skill_id=scenario.skill_id,
         industry=skill.industry,
         path=scenario.path,

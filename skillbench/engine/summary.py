@@ -12,6 +12,7 @@ from skillbench.core.errors import CONFIG_ERROR_PREFIX
 from skillbench.core.records import ROLES, Usage
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import JobSummary, ResultRow, job_labels, pass_counts
+from skillbench.engine.trials import mean_pass_at_k, mean_pass_hat_k, task_counts
 
 
 def _rate(numerator: int, denominator: int) -> float | None:
@@ -50,6 +51,15 @@ def role_max_tokens(cfg: RunConfig) -> dict[str, int | None]:
     return caps
 
 
+def trial_estimates(rows: list[ResultRow], trials: int) -> tuple[dict[str, float | None], dict[str, float | None]]:
+    """(k → pass^k, k → pass@k) for k = 1..trials over the rows' scenarios; both empty for one trial."""
+    if trials < 2:
+        return {}, {}
+    counts = task_counts((row.scenario_id, row.passed) for row in rows)
+    ks = range(1, trials + 1)
+    return {str(k): mean_pass_hat_k(counts, k) for k in ks}, {str(k): mean_pass_at_k(counts, k) for k in ks}
+
+
 def summarize(
     rows: list[ResultRow], cfg: RunConfig, *, started: datetime, wall_time_s: float, benchmark_version: str = ""
 ) -> JobSummary:
@@ -65,6 +75,7 @@ def summarize(
         cut.update(row.cut_replies)
         for role, servers in row.served_by.items():
             served.setdefault(role, set()).update(server.label() for server in servers)
+    pass_hat, pass_at = trial_estimates(rows, cfg.run.trials)
     return JobSummary(
         **job_labels(cfg),
         benchmark_version=benchmark_version,
@@ -77,6 +88,9 @@ def summarize(
         mock_model=cfg.mock.llm.model if isinstance(cfg.mock, LlmMock) else None,
         simulated_mock=cfg.mock.llm.simulated if isinstance(cfg.mock, LlmMock) else None,
         scenarios=len(rows),
+        trials=cfg.run.trials,
+        pass_hat_k=pass_hat,
+        pass_at_k=pass_at,
         scored=scored,
         passed=passed,
         pass_rate=pass_rate,

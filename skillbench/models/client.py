@@ -316,10 +316,11 @@ class ClientPool:
         self.observer = observer
         self._limiters: dict[tuple[str, str | None], asyncio.Semaphore] = {}
 
-    def client(self, cfg: ModelConfig, role: str | None = None) -> ModelClient:
-        """``role`` (agent, user, judge, mock) labels this client's calls for the pool's observer."""
+    def client(self, cfg: ModelConfig, role: str | None = None, seed: int | None = None) -> ModelClient:
+        """``role`` (agent, user, judge, mock) labels this client's calls for the pool's observer; ``seed``
+        replaces the pool's (a repeated trial's own seed)."""
         endpoint = (cfg.model, cfg.api_base)
         limiter = self._limiters.setdefault(endpoint, asyncio.Semaphore(cfg.concurrency))
         observer = self.observer
         on_usage = (lambda usage: observer(role, usage)) if observer is not None and role is not None else None
-        return ModelClient(cfg, limiter=limiter, seed=self.seed, on_usage=on_usage, role=role)
+        return ModelClient(cfg, limiter=limiter, seed=self.seed if seed is None else seed, on_usage=on_usage, role=role)

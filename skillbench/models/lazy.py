@@ -14,9 +14,10 @@ class LazyClient:
     ``cfg`` is answered without building anything; every other attribute builds the client once.
     """
 
-    def __init__(self, pool: ClientPool, cfg: ModelConfig, role: str | None = None) -> None:
+    def __init__(self, pool: ClientPool, cfg: ModelConfig, role: str | None = None, seed: int | None = None) -> None:
         self.cfg = cfg
         self.role = role
+        self.seed_override = seed  # a repeated trial's seed (None: the pool's)
         self._pool = pool
         self._client: ModelClient | None = None
 
@@ -26,8 +27,8 @@ class LazyClient:
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for attributes not set in __init__ (complete, limiter, ...).
-        if name.startswith("__") or name in {"_pool", "_client"}:
+        if name.startswith("__") or name in {"_pool", "_client", "seed_override"}:
             raise AttributeError(name)
         if self._client is None:
-            self._client = self._pool.client(self.cfg, self.role)
+            self._client = self._pool.client(self.cfg, self.role, self.seed_override)
         return getattr(self._client, name)

@@ -194,7 +194,10 @@ def estimate_run(jobs: list[PlannedJob], outputs: Path = Path("outputs")) -> Run
         assert cfg is not None
         settings = result_settings(cfg)
         selection = settings["benchmark"]
-        rollouts = content_hash({k: settings[k] for k in ("agent", "user_sim", "mock", "run")} | {"b": selection})
+        rollouts = content_hash(
+            {k: settings[k] for k in ("agent", "user_sim", "mock", "run")} | {"b": selection, "trials": cfg.run.trials}
+        )
+        conversations = job.scenarios * cfg.run.trials  # every trial is a conversation of its own, judged on its own
         verdicts = content_hash({"r": rollouts, "judge": settings["judge"]})
         new_rollouts, new_verdicts = rollouts not in seen_rollouts, verdicts not in seen_verdicts
         seen_rollouts.add(rollouts)
@@ -205,7 +208,7 @@ def estimate_run(jobs: list[PlannedJob], outputs: Path = Path("outputs")) -> Run
             fresh = new_verdicts if role == "judge" else new_rollouts
             profile = profiles[role]
             per_conversation = profile.calls * (cfg.judge.samples if role == "judge" else 1)
-            n = round(per_conversation * job.scenarios) if fresh else 0
+            n = round(per_conversation * conversations) if fresh else 0
             calls[role] = n
             line = lines.setdefault(
                 (model.model, model.api_base),
@@ -224,7 +227,7 @@ def estimate_run(jobs: list[PlannedJob], outputs: Path = Path("outputs")) -> Run
                 line["cost"] += prices.cost(profile, n)
         estimates.append(JobEstimate(
             overrides=job.overrides, label=f"agent={cfg.agent.name} judge={cfg.judge.name}",
-            conversations=job.scenarios, new_conversations=job.scenarios if new_rollouts else 0,
+            conversations=conversations, new_conversations=conversations if new_rollouts else 0,
             calls=calls, cost_usd=job_cost,
         ))
     models: list[ModelLine] = []

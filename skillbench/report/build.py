@@ -65,7 +65,7 @@ def _share(values: pd.Series) -> float | None:
 def unit_ids(frame: pd.DataFrame) -> pd.Series:
     """One id per transcript: agent label + scenario + rollout key (a missing key takes its group's key),
     joined by "\\x1f", so ``anchor("tr", unit_id)`` names the transcript in the HTML page."""
-    first = frame.groupby(["agent_label", "scenario_id"])["rollout_key"].transform("first")
+    first = frame.groupby(["agent_label", "scenario_id", "trial"])["rollout_key"].transform("first")
     keys = frame["rollout_key"].fillna(first).fillna("")
     return frame["agent_label"] + "\x1f" + frame["scenario_id"] + "\x1f" + keys.astype(str)
 
@@ -322,8 +322,8 @@ class ReportContext:
         """The agent's Table 1 row without its rule CI, and the rollouts that CI is drawn from."""
         rates = {judge: self.cell(agent, judge).pass_rate for judge in self.judges}
         present = [r for r in rates.values() if r is not None]
-        # The rule verdict belongs to the rollout, not the judge: count each scenario once per agent.
-        rollouts = agent_rows.sort_values("rule_passed", na_position="last").drop_duplicates("scenario_id")
+        # The rule verdict belongs to the rollout, not the judge: count each scenario (and trial) once per agent.
+        rollouts = agent_rows.sort_values("rule_passed", na_position="last").drop_duplicates(["scenario_id", "trial"])
         rule_rate = _share(rollouts["rule_passed"])
         row = ModelRow(
             rank=0,
@@ -342,7 +342,7 @@ class ReportContext:
     @cached_property
     def _model_rows(self) -> dict[str, ModelRow]:
         """Table 1 rows by agent, in Table 1 order (mean over judges, best first), ranked."""
-        frame = self.frame[["agent_label", "scenario_id", "rule_passed", "simulated"]]
+        frame = self.frame[["agent_label", "scenario_id", "trial", "rule_passed", "simulated"]]
         by_agent = dict(list(frame.groupby("agent_label"))) if not frame.empty else {}
         parts = {
             agent: self._model_row(agent, by_agent.get(agent, frame.iloc[0:0])) for agent in self.agents_seen

@@ -101,3 +101,19 @@ class ReportCallback(Callback):
         )
         if "html" in written:
             log.info("open %s", written["html"])
+        _log_trials(report)
+
+
+def _log_trials(report: Any) -> None:
+    """A sweep with repeated trials ends with its pass^k / pass@k table in the log (also in report.md)."""
+    from skillbench.report.build import ReportContext
+    from skillbench.report.tables import TABLES, markdown_table
+
+    try:
+        table = TABLES.get("pass_k").build(ReportContext.of(report))
+    except Exception as exc:  # the table is in report.md either way
+        log.debug("no pass^k table in the log: %s", exc)
+        return
+    if table is not None:
+        simulated = " (SIMULATED models: not real model results)" if report.simulated else ""
+        log.info("%s%s\n%s", table.title, simulated, markdown_table(table.display, table.headers))

@@ -40,7 +40,7 @@ class CellDelta(DiffRecord):
     pass_rate_a: float | None = None
     pass_rate_b: float | None = None
     delta: float | None = Field(None, description="B − A (fraction).")
-    shared: int = Field(0, description="Scenarios with a verdict in both.")
+    shared: int = Field(0, description="Scenarios (× trials) with a verdict in both.")
     a_pass_b_fail: int = 0
     a_fail_b_pass: int = 0
     mcnemar_p: float | None = Field(None, description="Exact McNemar two-sided p on the shared scenarios.")
@@ -54,6 +54,7 @@ class Flip(DiffRecord):
     agent: str
     judge: str
     scenario_id: str
+    trial: int = Field(0, description="The scenario's trial (run.trials); 0 in runs without trials.")
     a: bool | None
     b: bool | None
     why: list[str]
@@ -139,13 +140,42 @@ def config_changes(a_jobs: list[Job], b_jobs: list[Job]) -> list[ConfigChange]:
     return changes
 
 
-def _rows_by_cell(jobs: list[Job]) -> dict[tuple[str, str], dict[str, ResultRow]]:
+Unit = tuple[str, int]  # (scenario id, trial): what a verdict is about
+
+
+def _rows_by_cell(jobs: list[Job]) -> dict[tuple[str, str], dict[Unit, ResultRow]]:
     labels = job_labels(jobs)
-    cells: dict[tuple[str, str], dict[str, ResultRow]] = {}
+    cells: dict[tuple[str, str], dict[Unit, ResultRow]] = {}
     for job in sorted(jobs, key=lambda j: j.finished_at):  # later finished jobs win duplicates
         if job.finished:
-            cells.setdefault(labels[job.path], {}).update({row.scenario_id: row for row in job.rows})
+            cells.setdefault(labels[job.path], {}).update({(row.scenario_id, row.trial): row for row in job.rows})
     return cells
+
+
+def _pair_agents(
+    a_cells: dict[tuple[str, str], dict[Unit, ResultRow]], b_cells: dict[tuple[str, str], dict[Unit, ResultRow]]
+) -> tuple[dict[tuple[str, str], dict[Unit, ResultRow]], dict[tuple[str, str], dict[Unit, ResultRow]], list[str]]:
+    """When A holds one agent and B another, their cells are paired by judge (agent shown as "A → B"), so the
+    same scenarios are compared verdict by verdict; with several agents a side, a note points to compare."""
+    a_agents, b_agents = {agent for agent, _ in a_cells}, {agent for agent, _ in b_cells}
+    if a_agents == b_agents or a_agents & b_agents or not a_agents or not b_agents:
+        return a_cells, b_cells, []
+    if len(a_agents) == 1 and len(b_agents) == 1:
+        (a_agent,), (b_agent,) = a_agents, b_agents
+        paired = f"{a_agent} → {b_agent}"
+        note = (
+            f"A and B hold different agents ({a_agent}, {b_agent}): cells are paired by judge and scenario. For a "
+            f"verdict per pair across judges, a bootstrap CI and a ranking, run `skillbench compare A B`"
+        )
+        return (
+            {(paired, judge): rows for (_, judge), rows in a_cells.items()},
+            {(paired, judge): rows for (_, judge), rows in b_cells.items()},
+            [note],
+        )
+    return a_cells, b_cells, [
+        "A and B hold different agents, so no cell is shared: compare agents on the same scenarios with "
+        "`skillbench compare A B`"
+    ]
 
 
 def explain(a: ResultRow, b: ResultRow) -> list[str]:
@@ -197,7 +227,7 @@ def explain(a: ResultRow, b: ResultRow) -> list[str]:
 
 def diff_jobs(a_jobs: list[Job], b_jobs: list[Job], a_paths: list[str], b_paths: list[str]) -> RunDiff:
     changes = config_changes(a_jobs, b_jobs)
-    a_cells, b_cells = _rows_by_cell(a_jobs), _rows_by_cell(b_jobs)
+    a_cells, b_cells, pairing = _pair_agents(_rows_by_cell(a_jobs), _rows_by_cell(b_jobs))
     cells: list[CellDelta] = []
     flips: list[Flip] = []
     availability: list[Flip] = []
@@ -219,8 +249,9 @@ def diff_jobs(a_jobs: list[Job], b_jobs: list[Job], a_paths: list[str], b_paths:
             continue
         a_rows, b_rows = a_cells[key], b_cells[key]
         b_count = c_count = appeared = lost = shared = 0
-        for scenario in sorted(set(a_rows) | set(b_rows)):
-            ra, rb = a_rows.get(scenario), b_rows.get(scenario)
+        for unit in sorted(set(a_rows) | set(b_rows)):
+            ra, rb = a_rows.get(unit), b_rows.get(unit)
+            scenario, trial = unit
             pa = ra.passed if ra is not None else None
             pb = rb.passed if rb is not None else None
             if pa is not None and pb is not None:
@@ -229,7 +260,7 @@ def diff_jobs(a_jobs: list[Job], b_jobs: list[Job], a_paths: list[str], b_paths:
                     b_count += pa and not pb
                     c_count += pb and not pa
                     flips.append(
-                        Flip(agent=agent, judge=judge, scenario_id=scenario, a=pa, b=pb, why=explain(ra, rb))
+                        Flip(agent=agent, judge=judge, scenario_id=scenario, trial=trial, a=pa, b=pb, why=explain(ra, rb))
                     )  # type: ignore[arg-type]
             elif (pa is None) != (pb is None):
                 appeared += pa is None
@@ -239,7 +270,9 @@ def diff_jobs(a_jobs: list[Job], b_jobs: list[Job], a_paths: list[str], b_paths:
                     if ra is not None and rb is not None
                     else ["scenario only in " + ("B" if ra is None else "A")]
                 )
-                availability.append(Flip(agent=agent, judge=judge, scenario_id=scenario, a=pa, b=pb, why=why))
+                availability.append(
+                    Flip(agent=agent, judge=judge, scenario_id=scenario, trial=trial, a=pa, b=pb, why=why)
+                )
         rate_a, rate_b = _rate(list(a_rows.values())), _rate(list(b_rows.values()))
         cells.append(
             CellDelta(
@@ -266,7 +299,9 @@ def diff_jobs(a_jobs: list[Job], b_jobs: list[Job], a_paths: list[str], b_paths:
         flips=flips,
         availability=availability,
         identical=identical,
-        warnings=version_warnings(a_jobs, b_jobs) + input_warnings(a_jobs, "A") + input_warnings(b_jobs, "B"),
+        warnings=[
+            *version_warnings(a_jobs, b_jobs), *input_warnings(a_jobs, "A"), *input_warnings(b_jobs, "B"), *pairing
+        ],
     )
 
 
@@ -284,6 +319,10 @@ def diff_runs(a: Path | str | list[Path | str], b: Path | str | list[Path | str]
 
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.1f}"
+
+
+def _unit(flip: Flip) -> str:
+    return f"{flip.scenario_id} (trial {flip.trial})" if flip.trial else flip.scenario_id
 
 
 def diff_markdown(diff: RunDiff, max_flips: int = 50) -> str:
@@ -333,7 +372,7 @@ def diff_markdown(diff: RunDiff, max_flips: int = 50) -> str:
     lines += ["", f"## Flipped verdicts ({len(diff.flips)})", ""]
     for flip in diff.flips[:max_flips]:
         verdict = f"{'pass' if flip.a else 'fail'} → {'pass' if flip.b else 'fail'}"
-        lines.append(f"- {flip.agent} × {flip.judge} · {flip.scenario_id}: {verdict}; " + "; ".join(flip.why))
+        lines.append(f"- {flip.agent} × {flip.judge} · {_unit(flip)}: {verdict}; " + "; ".join(flip.why))
     if len(diff.flips) > max_flips:
         lines.append(f"- … {len(diff.flips) - max_flips} more in the JSON file")
     if diff.availability:
@@ -341,7 +380,7 @@ def diff_markdown(diff: RunDiff, max_flips: int = 50) -> str:
         for flip in diff.availability[:max_flips]:
             state = {True: "pass", False: "fail", None: "no verdict"}
             lines.append(
-                f"- {flip.agent} × {flip.judge} · {flip.scenario_id}: {state[flip.a]} → {state[flip.b]}; "
+                f"- {flip.agent} × {flip.judge} · {_unit(flip)}: {state[flip.a]} → {state[flip.b]}; "
                 + "; ".join(flip.why)
             )
     return "\n".join(lines) + "\n"

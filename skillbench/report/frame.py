@@ -1,4 +1,4 @@
-"""Job rows as one pandas DataFrame: one row per scenario × agent × judge (× varying setting)."""
+"""Job rows as one pandas DataFrame: one row per scenario × trial × agent × judge (× varying setting)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ SETTING_GROUPS: tuple[str, ...] = ("user_sim", "mock", "pass_rule", "benchmark",
 
 # ResultRow fields that are columns as they are, in column order (between the computed columns).
 _SCENARIO_FIELDS = (
-    "agent", "judge", "scenario_id", "skill_id", "industry", "path", "persona", "expected_outcome",
+    "agent", "judge", "scenario_id", "trial", "skill_id", "industry", "path", "persona", "expected_outcome",
     "user_sim", "mock", "pass_rule", "benchmark", "simulated",
 )  # fmt: skip
 _OUTCOME_FIELDS = (
@@ -116,8 +116,8 @@ _score_values = attrgetter(*_SCORE_FIELDS)
 _key_values = attrgetter(*_KEY_FIELDS)
 _time_values = attrgetter(*_TIME_FIELDS)
 _NO_SCORES = (None,) * len(_SCORE_FIELDS)
-# The frame's order: agent label, judge label, scenario.
-_cell_scenario = itemgetter(*(COLUMNS.index(c) for c in ("agent_label", "judge_label", "scenario_id")))
+# The frame's order: agent label, judge label, scenario, trial.
+_cell_scenario = itemgetter(*(COLUMNS.index(c) for c in ("agent_label", "judge_label", "scenario_id", "trial")))
 
 
 def _row_record(
@@ -166,8 +166,8 @@ def jobs_frame(
     """Rows of the given jobs. Unfinished jobs' rows are left out unless ``unfinished``; ``labels``:
     ``job_labels(jobs)``, when the caller has it already.
 
-    With ``dedupe``, a scenario present in several jobs of the same cell (a sweep re-run next to the
-    interrupted one) keeps the row of the most recently finished job.
+    With ``dedupe``, a scenario (and trial) present in several jobs of the same cell (a sweep re-run next to
+    the interrupted one) keeps the row of the most recently finished job.
     """
     labels = labels if labels is not None else job_labels(jobs)
     ordered = sorted(jobs, key=lambda j: (j.finished, j.finished_at), reverse=True)
@@ -195,7 +195,7 @@ def jobs_frame(
 
 
 def load_results(paths: list[Path | str] | Path | str, *, unfinished: bool = False) -> pd.DataFrame:
-    """Load runs or sweeps into a DataFrame with one row per scenario × agent × judge.
+    """Load runs or sweeps into a DataFrame with one row per scenario × trial × agent × judge.
 
     ``paths``: job folders, sweep folders (outputs/multirun/<stamp>) or folders of sweeps.
     ``passed`` is a nullable boolean: <NA> for judge or infrastructure errors (see ``status``).

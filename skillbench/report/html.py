@@ -305,12 +305,17 @@ def _header(report: Report) -> list[str]:
     return parts
 
 
+def _trial(row: ResultRow) -> str:
+    """" · trial t" after a scenario id, for rows of a run with repeated trials (trial > 0)."""
+    return f" · trial {row.trial}" if row.trial else ""
+
+
 def _transcript(unit_id: str, agent: str, rows: list[ResultRow], finder: TranscriptFinder, job: Path) -> str:
     first = rows[0]
     rollout, problem = finder.load(job, first.rollout_key)
     body = [
         f'<article class="transcript" id="{unit_id}">',
-        f"<h3>{_label(agent)} — {_label(first.scenario_id)}</h3>",
+        f"<h3>{_label(agent)} — {_label(first.scenario_id)}{_trial(first)}</h3>",
         f'<p class="foot">skill {_label(first.skill_id)} · path {_label(first.path)} · persona {_label(first.persona)} · '
         f"expected {_label(first.expected_outcome)} · ended {_label(first.termination)} after {first.turns} turn(s) · "
         f"{first.tool_calls} tool call(s), {first.tool_errors} error(s) · rollout {escape(first.rollout_key or '—')}</p>",
@@ -379,7 +384,7 @@ def _cell_rows(entries: list[tuple[ResultRow, str]], transcripts: bool) -> str:
         if row.termination == "model_error":
             why = f"model error: {row.termination_detail}; {why}"
         lines.append(
-            f"<tr><td>{_label(row.scenario_id)}</td><td>{_label(row.path)}</td><td>{_verdict(row.passed)}</td>"
+            f"<tr><td>{_label(row.scenario_id)}{_trial(row)}</td><td>{_label(row.path)}</td><td>{_verdict(row.passed)}</td>"
             f"<td>{_label(why)}</td><td>{link}</td></tr>"
         )
     return (
@@ -435,8 +440,8 @@ def render_html(
     caller already has them. Cell tables are inline up to ``inline_cell_rows`` rows in all."""
     if tables is None:
         tables = all_tables(ReportContext.of(report, frame, jobs))
-    rows_by_key: dict[tuple[str, str], ResultRow] = {
-        (str(j.path), r.scenario_id): r for j in jobs for r in j.rows
+    rows_by_key: dict[tuple[str, str, int], ResultRow] = {
+        (str(j.path), r.scenario_id, r.trial): r for j in jobs for r in j.rows
     }
 
     def t1_link(i: int, j: int) -> str | None:
@@ -472,9 +477,9 @@ def render_html(
     cells: dict[tuple[str, str], list[tuple[ResultRow, str]]] = {}
     unit_anchors: dict[str, str] = {}  # each transcript's anchor, hashed once (not once per judge)
     job_paths: dict[str, Path] = {}
-    columns = (frame[c].tolist() for c in ("agent_label", "judge_label", "job", "scenario_id"))  # fast to iterate
-    for agent, judge, job, scenario, unit in zip(*columns, unit_ids(frame).tolist(), strict=True):
-        row = rows_by_key[(job, scenario)]
+    columns = (frame[c].tolist() for c in ("agent_label", "judge_label", "job", "scenario_id", "trial"))  # fast to iterate
+    for agent, judge, job, scenario, trial, unit in zip(*columns, unit_ids(frame).tolist(), strict=True):
+        row = rows_by_key[(job, scenario, trial)]
         if unit not in unit_anchors:
             unit_anchors[unit] = anchor("tr", unit)
         unit_id = unit_anchors[unit]

@@ -31,7 +31,7 @@ from skillbench.engine.results import (
     ResultRow,
     pass_counts,
 )
-from skillbench.engine.summary import path_breakdown, rows_checks_version, rule_pass_rate
+from skillbench.engine.summary import path_breakdown, rows_checks_version, rule_pass_rate, trial_estimates
 from skillbench.evaluation.checks import RULE_CHECKS, rule_checks_version, run_rule_checks
 from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
 from skillbench.report.jobs import Job, ReportError
@@ -198,8 +198,11 @@ def recheck_rows(job: Job) -> list[ResultRow]:
 
 def _summary(summary: JobSummary, rows: list[ResultRow], rule: PassRuleConfig) -> JobSummary:
     passed, scored, pass_rate = pass_counts(rows)
+    pass_hat, pass_at = trial_estimates(rows, summary.trials)
     return summary.model_copy(
         update={
+            "pass_hat_k": pass_hat,
+            "pass_at_k": pass_at,
             "pass_rule": rule.name,
             "passed": passed,
             "scored": scored,

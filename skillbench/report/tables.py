@@ -627,3 +627,7 @@ def _job_summaries(ctx: ReportContext) -> list[tuple[tuple[str, str], JobSummary
             return None  # changed since the report was built: better no table than a wrong one
         found.append(((info.agent, info.judge), summary))
     return found
+
+
+# Table families in their own modules register themselves on import (after report_table exists).
+from skillbench.report import trial_tables  # noqa: E402,F401

@@ -1,0 +1,104 @@
+"""Repeated trials: the estimators against brute force, trial seeds and keys, and a job with run.trials > 1."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from skillbench.benchmark import load_benchmark
+from skillbench.benchmark.selection import select_scenarios
+from skillbench.engine import RESULTS_FILE, ResultRow, run_job
+from skillbench.engine.job import rollout_key
+from skillbench.engine.trials import (
+    mean_pass_at_k,
+    mean_pass_hat_k,
+    pass_at_k,
+    pass_hat_k,
+    task_counts,
+    trial_seed,
+)
+from tests.conftest import compose_config
+
+
+def _brute_force(outcomes: tuple[bool, ...], k: int) -> tuple[float, float]:
+    """(share of k-subsets that all pass, share with at least one pass), by enumerating every subset."""
+    subsets = list(itertools.combinations(outcomes, k))
+    return sum(all(s) for s in subsets) / len(subsets), sum(any(s) for s in subsets) / len(subsets)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
+def test_estimators_equal_the_share_of_k_subsets(n: int) -> None:
+    for outcomes in itertools.product([False, True], repeat=n):
+        c = sum(outcomes)
+        for k in range(1, n + 1):
+            every, some = _brute_force(outcomes, k)
+            assert pass_hat_k(n, c, k) == pytest.approx(every)
+            assert pass_at_k(n, c, k) == pytest.approx(some)
+
+
+def test_means_over_tasks_skip_tasks_with_fewer_trials_than_k() -> None:
+    counts = task_counts([("a", True), ("a", True), ("a", False), ("b", False), ("b", True), ("b", None), ("c", True)])
+    assert counts == {"a": (3, 2), "b": (2, 1), "c": (1, 1)}
+    assert mean_pass_hat_k(counts, 1) == pytest.approx((2 / 3 + 1 / 2 + 1) / 3)
+    assert mean_pass_hat_k(counts, 2) == pytest.approx((1 / 3 + 0) / 2)  # c has one trial: not in k = 2
+    assert mean_pass_at_k(counts, 2) == pytest.approx((1 + 1) / 2)
+    assert mean_pass_hat_k(counts, 4) is None
+    with pytest.raises(ValueError):
+        pass_hat_k(2, 3, 1)
+
+
+def test_trial_zero_keeps_the_seed_and_other_trials_differ() -> None:
+    assert trial_seed(7, 0) == 7
+    seeds = {trial_seed(7, t) for t in range(1, 50)}
+    assert len(seeds) == 49 and 7 not in seeds
+    assert trial_seed(7, 3) == trial_seed(7, 3) != trial_seed(8, 3)
+
+
+def test_trial_zero_rollout_key_is_the_key_of_a_run_without_trials() -> None:
+    cfg = compose_config("benchmark=smoke", "agent=sim_sloppy")
+    benchmark = load_benchmark(cfg.benchmark.source)
+    scenario = select_scenarios(benchmark, cfg.benchmark)[0]
+    # Pinned: the key every run before run.trials existed stored this rollout under. If you changed the
+    # rollout key on purpose, stored rollouts are no longer reused: say so in the docs and update the value.
+    before_trials = "3d18c0452862ee03fa31a51452ec6c2f7baedd2b9b8a5c5836fb9db806dce525"
+    assert scenario.id == "bk-fee-happy-01"
+    assert rollout_key(cfg, benchmark, scenario) == rollout_key(cfg, benchmark, scenario, 0) == before_trials
+    trial_keys = {rollout_key(cfg, benchmark, scenario, t) for t in range(4)}
+    assert len(trial_keys) == 4
+    with_trials = compose_config("benchmark=smoke", "agent=sim_sloppy", "run.trials=4")
+    assert rollout_key(with_trials, benchmark, scenario, 0) == before_trials  # the setting itself is not in the key
+
+
+def _rows(job_dir: Path) -> list[ResultRow]:
+    return [ResultRow.model_validate_json(line) for line in (job_dir / RESULTS_FILE).read_text().splitlines()]
+
+
+def test_a_job_with_trials_reuses_trial_zero_and_varies_the_others(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    base = ("benchmark=smoke", "benchmark.limit=4", "agent=sim_sloppy", f"store.root={store}")
+    single = run_job(compose_config(*base), tmp_path / "one")
+    assert single.trials == 1 and single.pass_hat_k == {}
+    summary = run_job(compose_config(*base, "run.trials=3"), tmp_path / "three")
+    rows = _rows(tmp_path / "three")
+    assert [(r.scenario_id, r.trial) for r in rows] == [
+        (s, t) for s in dict.fromkeys(r.scenario_id for r in rows) for t in range(3)
+    ]
+    assert summary.scenarios == len(rows) == 12 and summary.trials == 3
+    first = {r.scenario_id: r for r in _rows(tmp_path / "one")}
+    for row in rows:
+        if row.trial == 0:  # the stored rollout of the run without trials, not a new conversation
+            assert row.rollout_key == first[row.scenario_id].rollout_key
+            assert row.usage["agent"].calls == 0 and row.usage["agent"].cache_hits > 0
+        else:
+            assert row.usage["agent"].calls > 0
+    assert len({r.rollout_key for r in rows}) == 12
+    # The simulated agent draws its per-conversation lapses from the trial's seed: transcripts differ.
+    assert summary.usage["judge"].calls + summary.usage["judge"].cache_hits >= 8
+    counts = task_counts((r.scenario_id, r.passed) for r in rows)
+    assert summary.pass_hat_k == {str(k): mean_pass_hat_k(counts, k) for k in (1, 2, 3)}
+    assert summary.pass_hat_k["1"] == summary.pass_rate
+    again = run_job(compose_config(*base, "run.trials=3"), tmp_path / "again")
+    assert again.usage["agent"].calls == 0  # every trial is stored on its own
+    assert [r.passed for r in _rows(tmp_path / "again")] == [r.passed for r in rows]
