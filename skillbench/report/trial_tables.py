@@ -36,7 +36,11 @@ class TrialCell:
     consistency_ci: tuple[float | None, float | None] = (None, None)
 
 
-def has_trials(frame: pd.DataFrame) -> bool:
+def has_trials(ctx: ReportContext) -> bool:
+    """Some row has trial > 0. A report read back from report.json holds no rows: no trial tables then."""
+    if not ctx.jobs and "frame" not in ctx.__dict__:
+        return False
+    frame = ctx.frame
     return not frame.empty and "trial" in frame and bool((frame["trial"] > 0).any())
 
 
@@ -97,7 +101,7 @@ def trial_cells(ctx: ReportContext) -> list[TrialCell]:
 
 @report_table("pass_k", title="Table 1b — repeated trials: pass^k and pass@k (%) per agent × judge", order=11)
 def pass_k_table(ctx: ReportContext) -> Table | None:
-    if not has_trials(ctx.frame):
+    if not has_trials(ctx):
         return None
     cells = [c for c in trial_cells(ctx) if c.scenarios]
     max_k = max((c.trials for c in cells), default=0)
@@ -132,7 +136,7 @@ def pass_k_table(ctx: ReportContext) -> Table | None:
             "agent", "judge", "k", "pass_hat_k", "pass_hat_k_ci_low", "pass_hat_k_ci_high", "pass_at_k",
             "pass_at_k_ci_low", "pass_at_k_ci_high", "consistency", "consistency_ci_low", "consistency_ci_high",
             "scenarios_with_n_ge_k",
-        ],  # fmt: skip
+        ],
         footnotes=[
             "pass^k: chance that k trials of a scenario all pass; pass@k: that at least one does. Unbiased estimates "
             "from n ≥ k scored trials with c passes: C(c,k)/C(n,k) and 1 − C(n−c,k)/C(n,k), averaged over scenarios "
@@ -145,7 +149,7 @@ def pass_k_table(ctx: ReportContext) -> Table | None:
 
 @report_table("trial_consistency", title="Repeated trials — passes per scenario", order=12, terminal=False)
 def trial_consistency(ctx: ReportContext) -> Table | None:
-    if not has_trials(ctx.frame):
+    if not has_trials(ctx):
         return None
     display, data = [], []
     for c in trial_cells(ctx):

@@ -12,8 +12,8 @@ from skillbench.engine import run_job
 from skillbench.engine.trials import mean_pass_at_k, mean_pass_hat_k, task_counts
 from skillbench.report import diff_runs, load_results
 from skillbench.report.build import ReportContext
-from skillbench.report.diff import diff_markdown
 from skillbench.report.cli import rescore_main
+from skillbench.report.diff import diff_markdown
 from skillbench.report.tables import TABLES
 from skillbench.report.write import make_report
 from tests.conftest import compose_config
