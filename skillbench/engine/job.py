@@ -93,6 +93,10 @@ class JobContext:
                 base,
                 agent=LazyClient(base.clients, self.cfg.agent, "agent", seed=seed),  # type: ignore[arg-type]
                 user=LazyClient(base.clients, self.cfg.user_sim, "user", seed=seed),  # type: ignore[arg-type]
+                agent_models={
+                    name: LazyClient(base.clients, client.cfg, "agent", seed=seed)  # type: ignore[misc]
+                    for name, client in base.agent_models.items()
+                },
                 seed=seed,
             )
         return params
