@@ -16,6 +16,8 @@ from omegaconf import DictConfig
 
 from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.config import RunConfig, validate_config
+from skillbench.config.secrets import argument_credentials
+from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
 from skillbench.core.money import usd
 from skillbench.engine.progress import BudgetReached, SweepPosition
@@ -197,6 +199,9 @@ def check_command_line(prog: str = "python -m skillbench") -> None:
     """Before Hydra parses the command line: a bad one is one line with the fix, exit 2 (Hydra prints its usage
     or a traceback); ``--cfg`` on a sweeping config gets a note saying what the sweep replaces."""
     problem = argv_problem(sys.argv[1:], prog)
+    credentials = argument_credentials(sys.argv[1:])
+    if credentials:  # refused before Hydra echoes or saves any override
+        problem = secrets_refusal(credentials, "on the command line")
     if problem:
         print(f"skillbench: {problem}", file=sys.stderr)
         sys.exit(2)

@@ -52,6 +52,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.parse_args(argv[:1])
         return 2
     command, rest = argv[0], argv[1:]
+    from skillbench.config.secrets import argument_credentials, refusal
+
+    credentials = argument_credentials(rest)
+    if credentials:  # any subcommand: a key on the command line ends up in shell history, logs and files
+        print(f"skillbench {command}: {refusal(credentials, 'on the command line')}", file=sys.stderr)
+        return 2
     if command == "run" and sys.stderr.isatty() and not any(a.startswith(("-sc", "--shell-completion")) for a in rest):  # as `python -m skillbench`: importing the libraries takes seconds
         print("skillbench: starting (loading libraries, composing the config)...", file=sys.stderr, flush=True)
     try:

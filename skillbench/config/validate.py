@@ -11,6 +11,8 @@ from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
 from skillbench.config.schema import BUILTIN_MOCKS, MOCK_TAGS, PluginMock, RunConfig
+from skillbench.config.secrets import find_credentials
+from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import ConfigError, first_cause_first
 
 
@@ -70,6 +72,9 @@ def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, s
         ) from None
     assert isinstance(data, dict)
     data.pop("hydra", None)
+    credentials = find_credentials(data)
+    if credentials:  # before anything could echo or store it (skillbench/config/secrets.py)
+        raise ConfigError(secrets_refusal(credentials, "in the configuration"))
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:

@@ -57,6 +57,24 @@ def _refuse(problems: list[str]) -> NoReturn:
     sys.exit(2)
 
 
+def _refuse_credentials(master: DictConfig) -> None:
+    """A credential anywhere in the composed config (a YAML file, an experiment preset, a sweep parameter, an
+    interpolated environment variable) is refused before Hydra writes or prints a single value."""
+    from skillbench.config.secrets import find_credentials
+    from skillbench.config.secrets import refusal as secrets_refusal
+
+    body = OmegaConf.masked_copy(master, [key for key in master if key != "hydra"])
+    try:
+        data = OmegaConf.to_container(body, resolve=True)
+    except OmegaConfBaseException:  # an unresolvable value is the validation's to report; read it as written
+        data = OmegaConf.to_container(body, resolve=False)
+    found = find_credentials(data)
+    if "hydra" in master:  # Hydra's own node holds the overrides, sweep parameters and env_set it saves
+        found += find_credentials({"hydra": OmegaConf.to_container(master.hydra, resolve=False)})
+    if found:
+        _refuse([secrets_refusal(found, "in the configuration")])
+
+
 class PlanCallback(Callback):
     """``on_run_start``/``on_multirun_start``: preflight (``run.preflight``) and dry run (``run.dry_run``)."""
 
@@ -64,6 +82,7 @@ class PlanCallback(Callback):
         self.options = kwargs
 
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        _refuse_credentials(config)
         jobs = self._check(config)
         self._own(config, jobs, multirun=False)
 
@@ -73,6 +92,7 @@ class PlanCallback(Callback):
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         self._sweep_dir = OmegaConf.select(config, "hydra.sweep.dir")  # resolved now, as the launcher will
+        _refuse_credentials(config)
         jobs = self._check(config)
         self._own(config, jobs, multirun=True)
         os.environ[SWEEP_STARTED_ENV] = str(time.time())

@@ -1,0 +1,101 @@
+"""Credentials never enter a config: found by key name or by known key formats, refused with a pointer to
+``api_key_env``.
+
+Chosen over redaction: a config value is written to many places skillbench does not own (Hydra's ``.hydra/*.yaml``,
+``multirun.yaml``, its "Launching jobs" console lines, submitit's pickles) as well as ``config.json``; refusing the
+value before Hydra writes anything is the one rule that covers every writer, present and future. Keys reach a model
+only from the environment variable its ``api_key_env`` names, which is never written anywhere.
+
+The checks never echo the value they found: a refusal names where it is, not what it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+# Config keys that hold a credential. Matched on the last dotted segment, lower-cased, '-' read as '_'.
+_CREDENTIAL_NAMES = frozenset({
+    "api_key", "apikey", "x_api_key", "api_token", "token", "access_token", "auth_token", "bearer_token",
+    "refresh_token", "id_token", "session_token", "secret", "client_secret", "secret_key", "secret_access_key",
+    "aws_secret_access_key", "aws_session_token", "password", "passwd", "authorization", "private_key",
+    "credentials", "hf_token", "service_account_json", "vertex_credentials",
+})
+_CREDENTIAL_SUFFIXES = ("_api_key", "_apikey", "_secret", "_password", "_token", "_access_key", "_private_key")
+
+# Known key formats (provider prefixes and lengths), wherever they appear in a value.
+_KEY_FORMATS = re.compile(
+    r"(?:"
+    r"\bsk-[A-Za-z0-9_\-]{12,}"          # OpenAI (sk-, sk-proj-), Anthropic (sk-ant-), DeepSeek, ...
+    r"|\bAIza[0-9A-Za-z_\-]{30,}"         # Google API keys (Gemini, Vertex express)
+    r"|\bhf_[A-Za-z0-9]{20,}"             # Hugging Face
+    r"|\bgh[pousr]_[A-Za-z0-9]{30,}"      # GitHub
+    r"|\bgithub_pat_[A-Za-z0-9_]{30,}"
+    r"|\bglpat-[A-Za-z0-9_\-]{20,}"       # GitLab
+    r"|\bxox[abprs]-[A-Za-z0-9\-]{10,}"   # Slack
+    r"|\bA(?:KIA|SIA)[0-9A-Z]{16}\b"      # AWS access key ids
+    r"|\bgsk_[A-Za-z0-9]{20,}"            # Groq
+    r"|\bpplx-[A-Za-z0-9]{20,}"           # Perplexity
+    r"|\br8_[A-Za-z0-9]{20,}"             # Replicate
+    r"|\bnvapi-[A-Za-z0-9_\-]{20,}"       # NVIDIA
+    r"|\bBearer\s+[A-Za-z0-9._~+/\-]{8,}"  # an Authorization header value
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+    r")"
+)
+
+
+def credential_name(key: str) -> bool:
+    """Whether a config key (its last dotted segment) names a credential; ``api_key_env`` names a variable."""
+    name = key.rsplit(".", 1)[-1].lstrip("+~").lower().replace("-", "_")
+    return name in _CREDENTIAL_NAMES or name.endswith(_CREDENTIAL_SUFFIXES)
+
+
+def looks_like_key(value: object) -> bool:
+    return isinstance(value, str) and _KEY_FORMATS.search(value) is not None
+
+
+def find_credentials(data: Any, prefix: str = "") -> list[str]:
+    """Dotted paths of ``data`` (a config as plain containers) holding a credential: a non-empty value under a
+    credential's name, or any value in a known key format."""
+    found: list[str] = []
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            path = f"{prefix}{key}"
+            if credential_name(str(key)) and value not in (None, "", {}, []) and not isinstance(value, Mapping | list):
+                found.append(path)
+            else:
+                found.extend(find_credentials(value, f"{path}."))
+    elif isinstance(data, list | tuple):
+        for i, value in enumerate(data):
+            found.extend(find_credentials(value, f"{prefix}{i}."))
+    elif looks_like_key(data) or (isinstance(data, str) and _override_credential(data)):
+        found.append(prefix.rstrip("."))
+    return found
+
+
+def _override_credential(item: str) -> bool:
+    """A ``key=value`` string (a Hydra override, wherever it is stored) that sets a credential."""
+    if "=" not in item:
+        return False
+    key, value = item.split("=", 1)
+    return (credential_name(key.strip()) and value.strip() not in ("", "null", "None")) or looks_like_key(value)
+
+
+def argument_credentials(arguments: Iterable[str]) -> list[str]:
+    """The command-line arguments that carry a credential, named by their key (``key=...``) or position."""
+    found = []
+    for position, item in enumerate(arguments, start=1):
+        if _override_credential(item):
+            found.append(item.split("=", 1)[0].lstrip("+~"))
+        elif looks_like_key(item):
+            found.append(f"argument {position}")
+    return found
+
+
+def refusal(places: list[str], source: str) -> str:
+    """One line: where the credentials are (never what they are), and the fix."""
+    shown = ", ".join(f"'{place}'" for place in places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
+    return (f"a credential is set {source} at {shown}; config values are written to the run folder, so keys never go "
+            "there. Fix: remove it and export the key in an environment variable named by the model's api_key_env "
+            "(e.g. agent.api_key_env=MY_AGENT_KEY with export MY_AGENT_KEY=...); nothing was run or written.")
