@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from tabulate import tabulate
 
 from skillbench.core.errors import ConfigError
-from skillbench.mining.config import SHARED_DATA, BuildConfig
+from skillbench.mining.config import BuildConfig
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf" / "mining"
 
@@ -26,7 +26,7 @@ def load_config(overrides: list[str]) -> BuildConfig:
             raw = OmegaConf.to_container(compose("mining", overrides=overrides), resolve=True, throw_on_missing=True)
     except (HydraException, OmegaConfBaseException) as exc:
         first = str(exc).splitlines()[0].rstrip(".")
-        raise ConfigError(f"{first}. Fix: see the options in {CONF_DIR} (e.g. skillbench mine ingest=star out=DIR).") from None
+        raise ConfigError(f"{first}. Fix: see the options in {CONF_DIR} (e.g. skillbench mine ingest=star ingest.path=DATA out=DIR).") from None
     try:
         return BuildConfig.model_validate(raw)
     except ValidationError as exc:
@@ -60,7 +60,8 @@ def measure_main(argv: list[str]) -> int:
 
     parser = argparse.ArgumentParser(prog="skillbench mine measure", description="Clustering and workflows vs gold labels.")
     parser.add_argument("dataset", choices=["star", "abcd"], help="the labelled data set")
-    parser.add_argument("--path", default=None, help="the data folder (default ../shared/data/<dataset>)")
+    parser.add_argument("--path", required=True, help="the data set's folder (STAR: the one holding dialogues/; ABCD: "
+                                                      "the one holding kb.json); skillbench ships neither")
     parser.add_argument("--per-purpose", type=int, default=None, help="first N dialogues per task (default: all)")
     parser.add_argument("--k", type=int, default=None, help="fixed k (default: silhouette over --k-min..--k-max)")
     parser.add_argument("--k-min", type=int, default=18)
@@ -88,7 +89,7 @@ def measure_main(argv: list[str]) -> int:
         from skillbench.mining.compare import check_names
 
         check_names(_agents(args), args.e2e_judge, args.e2e_user_sim)  # a typo stops here, not after the measuring
-    root = Path(args.path or SHARED_DATA / args.dataset)
+    root = Path(args.path)
     if args.dataset == "abcd":
         if not (root / "kb.json").is_file():
             raise ConfigError(f"{root}: no ABCD kb.json. Fix: pass --path to the ABCD data.")
@@ -154,11 +155,13 @@ def mine_main(argv: list[str]) -> int:
         return measure_main(argv[1:])
     if argv and argv[0] in {"-h", "--help"}:
         print("usage: skillbench mine [key=value ...] | report OUT | measure star|abcd [--help]\n"
-              f"options: the groups in {CONF_DIR}; e.g. skillbench mine ingest=star out=DIR ingest.per_purpose=20")
+              f"options: the groups in {CONF_DIR}; e.g. skillbench mine ingest=star ingest.path=DATA out=DIR ingest.per_purpose=20")
         return 0
     from skillbench.mining.pipeline import MiningRun
 
     cfg = load_config(argv)
+    if cfg.stage in {"all", "ingest"} and not cfg.ingest.path:  # before the preflight or any folder is made
+        raise ConfigError(cfg.ingest.missing_path())
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     logging.getLogger("skillbench.mining").setLevel(logging.INFO)

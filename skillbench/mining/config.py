@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from skillbench.config.schema import ModelConfig
+from skillbench.mining.ingest import READERS
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED_DATA = REPO.parent / "shared" / "data"
 STAGES = ("ingest", "extract", "cluster", "represent", "skills", "scenarios")
 
 
@@ -20,17 +19,28 @@ class Part(BaseModel):
 
 class IngestConfig(Part):
     name: str = Field(description="Option name (the YAML file).")
-    format: Literal["jsonl", "star", "abcd"] = Field(description="Reader of the input: generic JSONL, STAR or ABCD raw.")
-    path: str | None = Field(None, description="File or folder; STAR/ABCD default to ../shared/data/<format> beside the repo.")
+    format: str = Field(description="Registered ingest reader (skillbench/mining/ingest.py READERS): jsonl, star, abcd, "
+                                    "or one a plug-in registers.")
+    path: str | None = Field(None, description="The transcripts' file or folder (required: no data ships with skillbench).")
     per_purpose: int | None = Field(None, ge=1, description="Keep the first N conversations of each call purpose (a fast subset).")
     single_task_only: bool = Field(True, description="STAR: only complete dialogues whose wizard had one task.")
+    options: dict[str, Any] = Field(default_factory=dict, description="Settings of a plug-in reader, passed to it as they are.")
 
-    def resolved_path(self) -> Path:
-        if self.path:
-            return Path(self.path).expanduser()
-        if self.format == "jsonl":
-            raise ValueError("ingest.path is required for the jsonl format")
-        return SHARED_DATA / self.format
+    @field_validator("format")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        if value not in READERS:
+            raise ValueError(f"unknown ingest format {value!r}; registered: {', '.join(READERS.names())}")
+        return value
+
+    def missing_path(self) -> str:
+        """The one line said when ``path`` is unset and the ingest stage must read it."""
+        return (f"ingest.path is not set: skillbench ships no transcripts, so the {self.format} reader needs them named. "
+                f"Fix: add ingest.path=<{READERS.get(self.format).files}>.")
+
+    def reader_options(self) -> dict[str, Any]:
+        """What the reader receives: the common settings, then ``options``."""
+        return {**self.model_dump(exclude={"options"}), **self.options}
 
 
 class ExtractorConfig(Part):
@@ -185,6 +195,8 @@ def stage_settings(cfg: BuildConfig, part: str) -> dict[str, Any]:
     """What determines a stage's items (endpoints, keys and concurrency of a model do not)."""
     data = getattr(cfg, part).model_dump(mode="json")
     data.pop("name", None)
+    if not data.get("options", True):  # no plug-in settings: the keys stay those of runs before the field existed
+        data.pop("options")
     models = [k for k in ("model", "writer", "rater") if k in data]
     for key in models:
         if data[key]:

@@ -2,6 +2,9 @@
 
 The generic format is one :class:`Conversation` per line (docs/pipeline.md). STAR and ABCD raw
 formats are converted here; their annotations become ``Turn.action`` labels and tool calls.
+
+An ingest format is one registered reader (:func:`ingest_format`) plus one YAML in
+``conf/mining/ingest/``; ``ingest.format`` is checked against :data:`READERS` and nothing else.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +25,46 @@ from skillbench.core.registry import Registry
 from skillbench.mining.records import Conversation, ConversationMeta, ToolUse, Turn
 
 Reader = Callable[[Path, dict[str, Any]], Iterator[Conversation]]
-READERS: Registry[Reader] = Registry("ingest format")
+"""Reads the file or folder ``ingest.path`` with the ingest settings (``ingest.options`` merged in)."""
+
+
+@dataclass(frozen=True)
+class IngestFormat:
+    read: Reader
+    files: str
+    """What the reader reads, as a user would look for it (in messages and ``--help``)."""
+    empty_hint: str = ""
+    """Said when the files hold no conversation the reader keeps (e.g. a filter that keeps nothing)."""
+
+
+READERS: Registry[IngestFormat] = Registry("ingest format")
+
+
+def ingest_format(name: str, *, files: str, empty_hint: str = "") -> Callable[[Reader], Reader]:
+    """Register ``read`` as the ingest format ``name`` (``ingest.format: name`` in a YAML of conf/mining/ingest/)."""
+
+    def decorator(read: Reader) -> Reader:
+        READERS.register(name)(IngestFormat(read=read, files=files, empty_hint=empty_hint))
+        return read
+
+    return decorator
+
+
+def other_formats(name: str) -> str:
+    """``ingest=abcd, ingest=star``: the registered formats but ``name`` (for a Fix that suggests another reader)."""
+    return ", ".join(f"ingest={other}" for other in READERS.names() if other != name)
 
 
 class IngestError(SkillbenchError):
     """Input that cannot be read: names the file, the field and the fix."""
 
 
-@READERS.register("jsonl")
+@ingest_format("jsonl", files="one conversation per line (*.jsonl, docs/pipeline.md)")
 def read_jsonl(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     if not files:
         raise IngestError(f"ingest.path: {path} holds no *.jsonl file. Fix: point ingest.path at a .jsonl file or a folder "
-                          f"of them (or pick the reader that fits: ingest=star, ingest=abcd).")
+                          f"of them (or pick the reader that fits: {other_formats('jsonl')}).")
     for file in files:
         for number, line in enumerate(json_lines(file.read_text(encoding="utf-8")), start=1):
             if not line.strip():
@@ -150,7 +181,8 @@ def _star_turns(events: list[dict[str, Any]]) -> list[Turn]:
     return turns
 
 
-@READERS.register("star")
+@ingest_format("star", files="STAR's dialogues/<id>.json",
+               empty_hint=" (only complete single-task dialogues are kept: ingest.single_task_only=false keeps all)")
 def read_star(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
     """STAR dialogues (``dialogues/<id>.json``): wizard action labels and API queries as annotations.
 
@@ -189,13 +221,13 @@ def read_star(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
             pii_values=personal, extra={"happy": scenario.get("Happy")}))  # type: ignore[arg-type]
 
 
-@READERS.register("abcd")
+@ingest_format("abcd", files="ABCD's raw release (abcd*.json)")
 def read_abcd(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
     """ABCD dialogues in the raw release format (``delexed`` turns; actions are ``take_action`` targets)."""
     files = [path] if path.is_file() else sorted(p for p in path.glob("*.json") if p.name.startswith(("abcd", "dialogstudio")))
     if not files:
         raise IngestError(f"ingest.path: {path} holds no ABCD file (abcd*.json, dialogstudio*.json). Fix: point ingest.path at "
-                          f"the ABCD folder or file (or pick the reader that fits: ingest=star, ingest=jsonl).")
+                          f"the ABCD folder or file (or pick the reader that fits: {other_formats('abcd')}).")
     seen: set[str] = set()
     for file in files:
         data = json.loads(file.read_text(encoding="utf-8"))
@@ -228,17 +260,13 @@ def read_abcd(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
                     pii_values=marked))  # type: ignore[arg-type]
 
 
-_FORMATS = {"jsonl": "one conversation per line (docs/pipeline.md)", "star": "STAR's dialogues/<id>.json",
-            "abcd": "ABCD's raw release (abcd*.json)"}
-
-
 def read_source(kind: str, path: Path, options: dict[str, Any]) -> list[Conversation]:
+    reader = READERS.get(kind)
     if not path.exists():
         raise IngestError(f"ingest.path: {path} does not exist. Fix: point ingest.path at the transcripts "
-                          f"(the STAR/ABCD folder or a .jsonl file).")
-    found = list(READERS.get(kind)(path, options))
+                          f"({reader.files}).")
+    found = list(reader.read(path, options))
     if not found:  # files of another format, or filters that keep nothing: say so now, not stages later
-        kept = " (only complete single-task dialogues are kept: ingest.single_task_only=false keeps all)" if kind == "star" else ""
-        raise IngestError(f"ingest.path: {path}: no conversation read as ingest={kind}, {_FORMATS.get(kind, kind)}{kept}. "
-                          f"Fix: point ingest.path at such files, or pick the reader that fits them (ingest=star, abcd or jsonl).")
+        raise IngestError(f"ingest.path: {path}: no conversation read as ingest={kind}, {reader.files}{reader.empty_hint}. "
+                          f"Fix: point ingest.path at such files, or pick the reader that fits them ({other_formats(kind)}).")
     return found

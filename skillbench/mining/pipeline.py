@@ -185,12 +185,9 @@ class MiningRun:
     # -- stages ------------------------------------------------------------------------------------
     def ingest(self) -> list[ScrubbedConversation]:
         with self._stage("ingest") as report:
-            options = self.cfg.ingest.model_dump()
-            try:
-                path = self.cfg.ingest.resolved_path()
-            except ValueError as exc:
-                raise MiningError(f"{exc}. Fix: add ingest.path=<file.jsonl>.") from None
-            raw = read_source(self.cfg.ingest.format, path, options)
+            if not self.cfg.ingest.path:
+                raise MiningError(self.cfg.ingest.missing_path())
+            raw = read_source(self.cfg.ingest.format, Path(self.cfg.ingest.path).expanduser(), self.cfg.ingest.reader_options())
             report.items_in = len(raw)
             # A name marked in two or more transcripts is scrubbed in all (sources reuse identities, staff names
             # recur); once-marked ones only where marked, so a wizard's typo ("Craig and Center" typed into a name

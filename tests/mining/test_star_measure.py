@@ -14,7 +14,7 @@ from skillbench.mining.represent import collapse, similarity
 from tests.conftest import SHARED_DATA
 
 STAR = SHARED_DATA / "star"
-needs_star = pytest.mark.skipif(not (STAR / "dialogues").is_dir(), reason=f"STAR data absent ({STAR}); measured tests skipped")
+needs_star = pytest.mark.skipif(not (STAR / "dialogues").is_dir(), reason=f"STAR data absent ({STAR}; SKILLBENCH_TEST_DATA names the folder); measured tests skipped")
 
 
 def test_main_path_follows_success_past_queries_and_questions() -> None:
@@ -58,7 +58,7 @@ def test_star_converter_and_measure_on_a_few_dialogues(tmp_path: Path) -> None:
 ABCD = SHARED_DATA / "abcd"
 
 
-@pytest.mark.skipif(not (ABCD / "kb.json").is_file(), reason=f"ABCD data absent ({ABCD}); measured tests skipped")
+@pytest.mark.skipif(not (ABCD / "kb.json").is_file(), reason=f"ABCD data absent ({ABCD}; SKILLBENCH_TEST_DATA names the folder); measured tests skipped")
 def test_abcd_actions_compare_with_the_subflow_gold() -> None:
     from skillbench.mining.measure import measure_abcd
 

@@ -77,7 +77,7 @@ def script(body: dict[str, Any]) -> dict[str, Any]:
     raise AssertionError(f"unexpected prompt: {system[:80]}")
 
 
-@pytest.mark.skipif(not (STAR / "dialogues").is_dir(), reason=f"STAR data absent ({STAR}); real-data PII test skipped")
+@pytest.mark.skipif(not (STAR / "dialogues").is_dir(), reason=f"STAR data absent ({STAR}; SKILLBENCH_TEST_DATA names the folder); real-data PII test skipped")
 def test_no_known_personal_value_of_a_star_sample_reaches_the_model(tmp_path: Path) -> None:
     known = _sample(tmp_path / "star")
     assert len(known["names"]) >= 5 and len(known["numbers"]) >= 5  # the sample holds identities to leak
