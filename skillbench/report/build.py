@@ -22,6 +22,8 @@ from skillbench.report.model import (
     AdjacentDifference,
     BootstrapInfo,
     Cell,
+    GroupRate,
+    HumanAgreement,
     JobInfo,
     JudgePair,
     JudgeStrictness,
@@ -90,6 +92,7 @@ class _Link:
 _REPORT_PARTS: tuple[str, ...] = (
     "simulated", "pass_rules", "agents", "judges", "cells", "table1", "table2", "table3", "panel",
     "strictness_models", "strictness_judges", "ranking", "adjacent", "bootstrap", "counts", "notes",
+    "breakdowns", "human_agreement",
 )  # fmt: skip
 
 
@@ -512,6 +515,20 @@ class ReportContext:
         return report.rescore if report is not None else None
 
     @cached_property
+    def breakdowns(self) -> list[GroupRate]:
+        """Pass rates by path, industry and skill per agent × judge, with the significantly-worse flag."""
+        from skillbench.report.breakdowns import group_rates  # its own module: the table family's statistics
+
+        return [rate for key in ("path", "industry", "skill") for rate in group_rates(self, key)]
+
+    @cached_property
+    def human_agreement(self) -> list[HumanAgreement]:
+        """Every verdict against people's labels of the same conversations (empty without human-labelled rows)."""
+        from skillbench.report.human import agreement_with_people
+
+        return agreement_with_people(self)
+
+    @cached_property
     def report(self) -> Report:
         """The machine-readable report (report.json): every part above."""
         report = Report(
@@ -535,6 +552,8 @@ class ReportContext:
             bootstrap=self.bootstrap,
             counts=self.counts,
             notes=self.notes,
+            breakdowns=self.breakdowns,
+            human_agreement=self.human_agreement,
         )
         report._context = _Link(self)
         return report

@@ -11,6 +11,7 @@ from collections import defaultdict
 from skillbench.core.records import RuleCheck
 from skillbench.engine.results import HUMAN_JUDGE
 from skillbench.report.build import ReportContext
+from skillbench.report.model import HumanAgreement
 from skillbench.report.stats import AGREEMENT_FIGURES, LabelAgreement, label_agreement
 from skillbench.report.tables import Table, ci, num, pct, report_table
 
@@ -70,6 +71,8 @@ def _labelled(ctx: ReportContext) -> dict[str, Labelled]:
     """rollout key → (agent label, the person's pass/fail, the row's rule checks, its rule-based verdict, its
     scenario id) of every human-labelled row; empty for a report read back from report.json (no rows)."""
     out: dict[str, Labelled] = {}
+    if not ctx.jobs:
+        return out
     for job in ctx.jobs:
         if not job.finished:
             continue
@@ -80,36 +83,67 @@ def _labelled(ctx: ReportContext) -> dict[str, Labelled]:
     return out
 
 
-@report_table("human_agreement", title="Agreement with human labels — each judge's pass/fail against the people's",
-              order=55, latex=True)
-def human_agreement(ctx: ReportContext) -> Table | None:
-    """Each judge (and the panel, when rows carry one) and the rule-based verdict against the human labels of the
-    same conversations (paired by rollout key)."""
+def _record(agent: str, verdict: str, kind: str, found: LabelAgreement) -> HumanAgreement:
+    return HumanAgreement(agent=agent, verdict=verdict, kind=kind, n=found.n, both_pass=found.both_pass,  # type: ignore[arg-type]
+                          human_pass_verdict_fail=found.reference_pass_verdict_fail,
+                          human_fail_verdict_pass=found.reference_fail_verdict_pass, both_fail=found.both_fail,
+                          figures=dict(found.figures), cis=dict(found.cis))
+
+
+def agreement_with_people(ctx: ReportContext) -> list[HumanAgreement]:
+    """Each judge (the panel too, when rows carry one), the rule-based verdict and each rule check against the human
+    labels of the same conversations (paired by rollout key); empty when no row carries a human label."""
     labelled = _labelled(ctx)
     if not labelled:
-        return None
+        return []
     position = ctx._position
-    pairs: dict[tuple[str, str], _Pairs] = defaultdict(_Pairs)
-    for agent, human, _checks, rule_passed, scenario in labelled.values():
+    judges: dict[tuple[str, str], _Pairs] = defaultdict(_Pairs)
+    checks: dict[tuple[str, str], _Pairs] = defaultdict(_Pairs)
+    for agent, human, rule_checks, rule_passed, scenario in labelled.values():
         if rule_passed is not None:
-            pairs[(agent, RULE_VERDICT)].add(human, bool(rule_passed), position[scenario])
+            judges[(agent, RULE_VERDICT)].add(human, bool(rule_passed), position[scenario])
+        for check in rule_checks:
+            checks[(agent, check.name)].add(human, bool(check.passed), position[scenario])
     others = ctx.frame[(ctx.frame["judge"] != HUMAN_JUDGE) & ctx.frame["passed"].notna()]
     for key, judge, passed, scenario in zip(others["rollout_key"], others["judge_label"], others["passed"],
                                            others["scenario_id"], strict=True):
         if key in labelled:
-            pairs[(labelled[key][0], judge)].add(labelled[key][1], bool(passed), position[scenario])
-    table = Table(headers=["Agent", "Judge", "n", *COUNT_HEADERS, *AGREEMENT_HEADERS],
-                  data_headers=["agent", "judge", "n", *COUNT_DATA_HEADERS, *AGREEMENT_DATA_HEADERS])
-    order = sorted(pairs, key=lambda k: (k[0], k[1] == RULE_VERDICT, k[1]))
-    for agent, judge in order:
-        found = pairs[(agent, judge)].agreement(ctx)
+            judges[(labelled[key][0], judge)].add(labelled[key][1], bool(passed), position[scenario])
+    out = [_record(agent, judge, "rule_verdict" if judge == RULE_VERDICT else "judge", judges[(agent, judge)].agreement(ctx))
+           for agent, judge in sorted(judges, key=lambda k: (k[0], k[1] == RULE_VERDICT, k[1]))]
+    out += [_record(agent, name, "rule_check", checks[(agent, name)].agreement(ctx)) for agent, name in sorted(checks)]
+    return out
+
+
+def _as_found(record: HumanAgreement) -> LabelAgreement:
+    return LabelAgreement(record.n, record.both_pass, record.human_pass_verdict_fail, record.human_fail_verdict_pass,
+                          record.both_fail, record.figures, {k: (v[0], v[1]) for k, v in record.cis.items()})
+
+
+def _agreement_table(records: list[HumanAgreement], header: str, column: str) -> Table:
+    table = Table(headers=["Agent", header, "n", *COUNT_HEADERS, *AGREEMENT_HEADERS],
+                  data_headers=["agent", column, "n", *COUNT_DATA_HEADERS, *AGREEMENT_DATA_HEADERS])
+    for record in records:
+        found = _as_found(record)
         shown, raw = agreement_cells(found)
-        table.display.append([agent, judge, str(found.n), *map(str, counts(found)), *shown])
-        table.data.append([agent, judge, found.n, *counts(found), *raw])
-    judged = len({j for _, j in pairs} - {RULE_VERDICT})
+        table.display.append([record.agent, record.verdict, str(found.n), *map(str, counts(found)), *shown])
+        table.data.append([record.agent, record.verdict, found.n, *counts(found), *raw])
+    return table
+
+
+@report_table("human_agreement", title="Agreement with human labels — each judge's pass/fail against the people's",
+              order=55, latex=True)
+def human_agreement(ctx: ReportContext) -> Table | None:
+    """Each judge (and the panel, when rows carry one) and the rule-based verdict against the human labels."""
+    records = [r for r in ctx.human_agreement if r.kind != "rule_check"]
+    if not records:
+        return None
+    table = _agreement_table(records, "Judge", "judge")
+    judged = len({r.verdict for r in records if r.kind == "judge"})
+    labelled = max(r.n for r in records)
     table.footnotes.append(
         AGREEMENT_FOOTNOTE.format(unit="scenarios (each imported conversation is its own)")
-        + f" {len(labelled)} conversations carry a human label; {judged} judge(s) gave verdicts on them"
+        + f" Up to {labelled} labelled conversations per verdict; {judged} judge(s) gave verdicts on them"
         + ("" if judged else " (judge them with: skillbench judges validate judge=... --run <import folder>, then report "
            "both folders)") + ". The rule-based verdict fails a conversation on any hard rule-check failure.")
     return table
@@ -120,21 +154,10 @@ def human_agreement(ctx: ReportContext) -> Table | None:
 def human_rule_checks(ctx: ReportContext) -> Table | None:
     """Which rule check predicts the human label: each check that ran on a labelled conversation, as a verdict of its
     own (the check failed → the conversation fails)."""
-    labelled = _labelled(ctx)
-    if not labelled:
+    records = [r for r in ctx.human_agreement if r.kind == "rule_check"]
+    if not records:
         return None
-    position = ctx._position
-    pairs: dict[tuple[str, str], _Pairs] = defaultdict(_Pairs)
-    for agent, human, checks, _rule, scenario in labelled.values():
-        for check in checks:
-            pairs[(agent, check.name)].add(human, bool(check.passed), position[scenario])
-    table = Table(headers=["Agent", "Rule check", "n", *COUNT_HEADERS, *AGREEMENT_HEADERS],
-                  data_headers=["agent", "rule_check", "n", *COUNT_DATA_HEADERS, *AGREEMENT_DATA_HEADERS])
-    for agent, name in sorted(pairs):
-        found = pairs[(agent, name)].agreement(ctx)
-        shown, raw = agreement_cells(found)
-        table.display.append([agent, name, str(found.n), *map(str, counts(found)), *shown])
-        table.data.append([agent, name, found.n, *counts(found), *raw])
+    table = _agreement_table(records, "Rule check", "rule_check")
     table.footnotes.append(AGREEMENT_FOOTNOTE.format(unit="scenarios") + " n: the labelled conversations the check ran "
                            "on (an import runs only the checks its data allows). 'Judge' in the counts is the check.")
     return table

@@ -155,6 +155,40 @@ class BootstrapInfo(ReportRecord):
     scenarios: int
 
 
+class GroupRate(ReportRecord):
+    """One agent × judge on one group of scenarios (a path, an industry, a skill): its pass rate with CI, the rate on
+    the agent's other scenarios under that judge, and whether the group is significantly worse (docs/reports.md)."""
+
+    breakdown: Literal["path", "industry", "skill"]
+    agent: str
+    judge: str
+    group: str
+    n: int = Field(description="Scored rows of the group (judge and infrastructure errors left out).")
+    pass_rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    rest_pass_rate: float | None = Field(description="Pass rate on the agent's other scenarios under this judge.")
+    p_holm: float | None = Field(description="One-sided Fisher exact p (group below the rest), Holm-adjusted over the "
+                                             "groups of this agent × judge and breakdown.")
+    significantly_worse: bool
+
+
+class HumanAgreement(ReportRecord):
+    """A verdict (a judge, the panel, the rule-based verdict or one rule check) against people's pass/fail labels of
+    the same conversations. A failure is the positive class (sensitivity: people's fails the verdict fails too)."""
+
+    agent: str
+    verdict: str = Field(description="The judge label, 'rule-based verdict', or a rule check's name.")
+    kind: Literal["judge", "rule_verdict", "rule_check"]
+    n: int
+    both_pass: int
+    human_pass_verdict_fail: int
+    human_fail_verdict_pass: int
+    both_fail: int
+    figures: dict[str, float | None] = Field(description="accuracy, kappa, sensitivity, specificity, balanced_accuracy.")
+    cis: dict[str, tuple[float | None, float | None]] = Field(description="The same figures' bootstrap CIs.")
+
+
 class Report(ReportRecord):
     title: str
     generated_at: str
@@ -182,6 +216,12 @@ class Report(ReportRecord):
     notes: list[str]
     rescore: dict | None = Field(
         None, description="Set by `skillbench rescore`: the rule applied and before/after."
+    )
+    breakdowns: list[GroupRate] = Field(
+        default_factory=list, description="Pass rates by scenario path, industry and skill per agent × judge."
+    )
+    human_agreement: list[HumanAgreement] = Field(
+        default_factory=list, description="Each verdict against people's labels, when rows carry them (imports)."
     )
     # The ReportContext that built it, so tables can reach the rows and cached parts (never serialised).
     _context: Any = PrivateAttr(default=None)

@@ -96,7 +96,7 @@ def report_table(
 
 
 # The built-in table families kept in modules of their own (each registers its tables on import).
-TABLE_FAMILIES: tuple[str, ...] = ("skillbench.report.human",)
+TABLE_FAMILIES: tuple[str, ...] = ("skillbench.report.breakdowns", "skillbench.report.human")
 
 
 def all_tables(context: ReportContext) -> list[Table]:
