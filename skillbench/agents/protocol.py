@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from skillbench.benchmark.schema import Skill
 from skillbench.core.errors import InfrastructureError, ModelOutputError
-from skillbench.core.records import Message, ToolCall, Usage
+from skillbench.core.records import Message, ToolCall, ToolCallRecord, Usage
 from skillbench.models.client import Completion, ModelClient
 
 MAIN_MODEL = "agent"
@@ -115,6 +115,10 @@ class AgentState:
     )
     messages: list[Message] = field(metadata={"description": "The conversation so far, system prompt first."})
     models: AgentModels = field(metadata={"description": "The models the agent may call."})
+    tool_calls: list[ToolCallRecord] = field(
+        default_factory=list,
+        metadata={"description": "Every tool call so far as the MCP session recorded it (is_error, error_kind, result)."},
+    )
     turn: int = field(default=0, metadata={"description": "The current agent turn (1-based)."})
     memory: dict[str, Any] = field(default_factory=dict)
     _converted: list[dict[str, Any]] = field(default_factory=list, repr=False)

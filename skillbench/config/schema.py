@@ -61,8 +61,54 @@ class ModelConfig(Strict):
         return None
 
 
+PROGRAM_TARGET = "_target_"
+
+
 class AgentConfig(ModelConfig):
-    """The model under test."""
+    """The agent under test: its model, and optionally the program that calls it (docs/agents.md)."""
+
+    program: dict[str, Any] | None = Field(
+        None,
+        description="An agent program: `_target_` (a Python import path, or a plug-in's registered 'package/name') "
+        "and its parameters, built once per job with those parameters. null: the model itself (skillbench's LLMAgent).",
+    )
+    models: dict[str, ModelConfig] = Field(
+        default_factory=dict,
+        description="Other models the program calls, by name (state.models.complete(..., model=<name>)); each is "
+        "checked, priced and budgeted like the agent's own model.",
+    )
+    program_version: str | None = Field(
+        None, description="Your version label of the program; part of the rollout key (bump it to redo rollouts)."
+    )
+    hash_source: bool = Field(
+        True,
+        description="Put a hash of the program's source (the .py files of the package that defines `_target_`) in "
+        "the rollout key, so changed code never reuses stored rollouts.",
+    )
+    program_source: str | None = Field(
+        None, description="Filled in by skillbench when the job starts: the hash of the program's source."
+    )
+
+    @field_validator("program")
+    @classmethod
+    def _names_a_target(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None and not (isinstance(value.get(PROGRAM_TARGET), str) and value[PROGRAM_TARGET].strip()):
+            raise ValueError(
+                f"an agent program needs '{PROGRAM_TARGET}': a Python import path (mypackage.module.MyAgent) or a "
+                "plug-in's registered 'package/name'"
+            )
+        return value
+
+    @field_validator("program_version", mode="before")
+    @classmethod
+    def _version_as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+    @model_validator(mode="after")
+    def _models_need_a_program(self) -> AgentConfig:
+        if self.models and self.program is None:
+            raise ValueError("agent.models names models for an agent program, but agent.program is not set")
+        return self
 
 
 class JudgeConfig(ModelConfig):

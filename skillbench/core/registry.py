@@ -6,6 +6,8 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
+from skillbench.core.plugins import BUILT_IN, current_owner
+
 T = TypeVar("T")
 
 
@@ -22,15 +24,34 @@ class Registry(Generic[T]):
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self._items: dict[str, T] = {}
+        self._owners: dict[str, str] = {}  # name -> the package that registered it
 
     def register(self, name: str) -> Callable[[T], T]:
+        """Register under ``name``; while a plug-in loads, under ``<its namespace>/<name>``."""
+        owner = current_owner()
+        if owner is not None and not name.startswith(owner.namespace + "/"):
+            name = f"{owner.namespace}/{name}"
+        package = owner.package if owner is not None else BUILT_IN
+
         def decorator(obj: T) -> T:
             if name in self._items:
-                raise ValueError(f"{self.kind} {name!r} is registered twice")
+                first = self._owners.get(name, BUILT_IN)
+                both = f"by both {first} and {package}" if first != package else f"twice by {package}"
+                raise ValueError(f"{self.kind} {name!r} is registered {both}")
             self._items[name] = obj
+            self._owners[name] = package
             return obj
 
         return decorator
+
+    def registered_name(self, name: str) -> str:
+        """The name a registration under ``name`` gets right now (namespaced while a plug-in loads)."""
+        owner = current_owner()
+        return f"{owner.namespace}/{name}" if owner is not None and "/" not in name else name
+
+    def owner(self, name: str) -> str:
+        """The package that registered ``name`` (``skillbench`` for the built-ins)."""
+        return self._owners.get(name, BUILT_IN)
 
     def get(self, name: str) -> T:
         try:
@@ -49,6 +70,7 @@ class Registry(Generic[T]):
     def unregister(self, name: str) -> T:
         """Remove a registration (tests, and plugins that replace a built-in)."""
         try:
+            self._owners.pop(name, None)
             return self._items.pop(name)
         except KeyError:
             raise UnknownComponentError(f"unknown {self.kind} {name!r}") from None

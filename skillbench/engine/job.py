@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, TextIO
 
+from skillbench.agents.program import build_program, with_program_identity
 from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.benchmark.schema import Scenario
 from skillbench.benchmark.selection import select_scenarios
@@ -107,6 +108,7 @@ def make_context(
     sweep: SweepPosition | None = None,
 ) -> JobContext:
     """Clients, store and rollout parameters of one job (also used by the judge lab to obtain rollouts)."""
+    cfg = with_program_identity(cfg)
     progress = Progress(
         total=total, budget_usd=budget_usd, label=label, sweep=sweep,
         title=f"agent={cfg.agent.name} judge={cfg.judge.name}",
@@ -127,6 +129,8 @@ def make_context(
             mock=cfg.mock,
             max_turns=cfg.run.max_turns,
             seed=cfg.run.seed,
+            agent_program=build_program(cfg.agent),
+            agent_models={name: LazyClient(pool, model, "agent") for name, model in cfg.agent.models.items()},  # type: ignore[misc]
         ),
         judge=LazyClient(pool, cfg.judge, "judge"),  # type: ignore[arg-type]
         progress=progress,
@@ -254,6 +258,7 @@ async def run_job_async(
     """Run every selected scenario; rows are appended as they finish, the summary is written last."""
     started_at = datetime.now(UTC)
     started = time.perf_counter()
+    cfg = with_program_identity(cfg)  # config.json and every rollout key name the program's source
     benchmark = load_benchmark(cfg.benchmark.source)
     scenarios = select_scenarios(benchmark, cfg.benchmark)
     job_dir.mkdir(parents=True, exist_ok=True)

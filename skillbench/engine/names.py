@@ -6,9 +6,11 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
+from skillbench.agents.program import build_program, with_program_identity
 from skillbench.config.schema import RunConfig
 from skillbench.config.validate import config_file
 from skillbench.core.errors import ConfigError
+from skillbench.core.plugins import load_plugins
 from skillbench.core.registry import Registry
 from skillbench.evaluation.checks import RULE_CHECKS
 from skillbench.tools.modes import RESPONSE_MODES
@@ -32,6 +34,13 @@ def _check(registry: Registry[Any], names: list[str], field: str, file: str, ove
 def check_registered_names(cfg: RunConfig, choices: Mapping[str, str | None] | None = None) -> None:
     """Raise :class:`ConfigError` (file, field, registered names) for a name no registry knows."""
     choices = dict(choices or {})
+    load_plugins()  # installed plug-ins register their names first
+    if cfg.agent.program is not None:  # the program imports, takes its parameters, and its source is readable
+        try:
+            build_program(cfg.agent)
+            with_program_identity(cfg)
+        except ConfigError as exc:
+            raise ConfigError(str(exc).replace("config error at", f"config error in {config_file('agent', choices)} at", 1)) from None
     mock_file, rule_file = config_file("mock", choices), config_file("pass_rule", choices)
     _check(RESPONSE_MODES, [cfg.mock.response_mode], "mock.response_mode", mock_file, "mock.response_mode={}")
     hard = cfg.pass_rule.hard_checks or []

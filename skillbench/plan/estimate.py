@@ -177,6 +177,9 @@ def _role_models(cfg: RunConfig) -> dict[str, ModelConfig]:
     roles = {role: operator.attrgetter(key)(cfg) for role, key in ROLE_CONFIG_KEYS.items() if role != "mock"}
     if isinstance(cfg.mock, LlmMock):
         roles["mock"] = cfg.mock.llm
+    # An agent program's other models: assumed to be called as often as the agent's own (an upper bound for a
+    # planner called once per conversation); their calls count as the agent's, as the run records them.
+    roles.update({f"agent.models.{name}": model for name, model in cfg.agent.models.items()})
     return roles
 
 
@@ -206,7 +209,7 @@ def estimate_run(jobs: list[PlannedJob], outputs: Path = Path("outputs")) -> Run
         job_cost = 0.0
         for role, model in _role_models(cfg).items():
             fresh = new_verdicts if role == "judge" else new_rollouts
-            profile = profiles[role]
+            profile = profiles.get(role, profiles["agent"])
             per_conversation = profile.calls * (cfg.judge.samples if role == "judge" else 1)
             n = round(per_conversation * conversations) if fresh else 0
             calls[role] = n

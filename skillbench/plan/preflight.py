@@ -25,6 +25,7 @@ _ROUTING_PREFIXES = ("hosted_vllm/", "openai/", "vllm/", "text-completion-openai
 def model_roles(cfg: RunConfig) -> list[tuple[str, ModelConfig]]:
     """Every model a job calls, with the role that calls it."""
     roles: list[tuple[str, ModelConfig]] = [("agent", cfg.agent), ("judge", cfg.judge), ("user_sim", cfg.user_sim)]
+    roles += [(f"agent.models.{name}", model) for name, model in cfg.agent.models.items()]  # an agent program's
     if isinstance(cfg.mock, LlmMock):
         roles.append(("mock.llm", cfg.mock.llm))
     return roles

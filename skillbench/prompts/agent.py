@@ -6,6 +6,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from pydantic import Field
+
 from skillbench.benchmark.schema import Skill
 from skillbench.prompts.format import (
     Record,
@@ -109,6 +111,24 @@ def render_agent_prompt(skill: Skill) -> str:
 Use only the tools you are given. Never claim an action that a tool call did not perform."""
 
 
+CHECKLIST = "Checklist"
+CHECKLIST_INTRO = "Before you end the conversation, make sure every item that applies is done:"
+
+
+def render_checklist(items: list[str]) -> str:
+    """A checklist section an agent program may append to the agent prompt (the plan-then-act example does)."""
+    return f"\n\n# {CHECKLIST}\n{CHECKLIST_INTRO}\n" + "\n".join(f"- {item}" for item in items)
+
+
+def split_checklist(prompt: str) -> tuple[str, list[str]]:
+    """The agent prompt without its appended checklist section, and the checklist's items ([] when none)."""
+    marker = f"\n\n# {CHECKLIST}\n"
+    at = prompt.find(marker)
+    if at < 0:
+        return prompt, []
+    return prompt[:at], bullet_lines(prompt[at + len(marker):])
+
+
 class AgentPromptView(Record):
     """The skill as the agent's system prompt states it: what :func:`parse_agent_prompt` reads back."""
 
@@ -121,6 +141,7 @@ class AgentPromptView(Record):
     success_criteria: list[str]
     guardrails: list[str]
     escalation: str
+    checklist: list[str] = Field(default_factory=list, description="An appended checklist's items (agent programs).")
 
 
 _OPENING = re.compile(
@@ -146,4 +167,5 @@ def parse_agent_prompt(text: str) -> AgentPromptView:
         success_criteria=bullet_lines(parts.get(SUCCESS_CRITERIA, "")),
         guardrails=bullet_lines(parts.get(GUARDRAILS, "")),
         escalation=parts.get(ESCALATION, "").strip(),
+        checklist=split_checklist(text)[1],
     )

@@ -157,7 +157,7 @@ class _Conversation:
             state = AgentState(
                 skill=self.skill, policy=self.messages[0].content or "",
                 tools=[*tools.openai_tools, *CONTROL_TOOL_DEFINITIONS], messages=self.messages,
-                models=self.agent_models,
+                models=self.agent_models, tool_calls=self.records,
             )
             if not await self.user_speaks(0):
                 self.end("user_ended", "the caller ended before speaking")

@@ -44,6 +44,22 @@ def model_identity(cfg: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
     return {name: data.get(name) for name in _BEHAVIOURAL_FIELDS}
 
 
+# An agent program's fields that change what the agent does (its models are compared by model_identity).
+_PROGRAM_FIELDS = ("program", "program_version", "program_source")
+
+
+def agent_identity(agent: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
+    """What makes an agent act as it does: its model, and for an agent program its target, parameters,
+    version, source hash and the models it calls. A plain model config's identity is its model's alone,
+    exactly as before agent programs existed, so stored rollouts stay valid."""
+    data = _dump(agent)
+    identity = model_identity(data)
+    if data.get("program"):
+        identity.update({name: data.get(name) for name in _PROGRAM_FIELDS})
+        identity["models"] = {name: model_identity(model) for name, model in sorted((data.get("models") or {}).items())}
+    return identity
+
+
 def judge_settings(judge: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
     """A judge's verdict-changing settings besides its model identity."""
     data = _dump(judge)
@@ -64,7 +80,7 @@ def result_settings(config: BaseModel | Mapping[str, Any]) -> dict[str, dict[str
     user_sim = data.get("user_sim") or {}
     judge = data.get("judge") or {}
     return {
-        "agent": model_identity(data.get("agent") or {}),
+        "agent": agent_identity(data.get("agent") or {}),
         "user_sim": {**model_identity(user_sim), "stop_marker": user_sim.get("stop_marker")},
         "judge": {**model_identity(judge), **judge_settings(judge)},
         "mock": {**_FLAT_MOCK_FIELDS, **_without_name(data.get("mock") or {})},

@@ -20,8 +20,9 @@ traits and what a drawn lapse does), ``agent_phrasing`` (the words), ``agent_bas
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 
+from skillbench.prompts.agent import split_checklist
 from skillbench.simulated.agent_view import (
     AgentView,
     read_agent_request,
@@ -40,11 +41,32 @@ class _Agent(PolicyFollower):
 
     def __init__(self, request: SimRequest, traits: AgentTraits) -> None:
         self.view: AgentView = read_agent_request(request)
-        rng = conversation_rng(request, "lapses")
+        # A checklist an agent program appended to the prompt changes no draw: the same conversation draws the
+        # same lapses and words, and the checklist then only prevents the lapses that skip a step it lists.
+        plain = _without_checklist(request)
+        rng = conversation_rng(plain, "lapses")
         self.lapses = {f.name for f in fields(traits) if rng.random() < getattr(traits, f.name)}
-        self.rng = request.rng("phrasing")
+        if self.view.policy.checklist:
+            self.lapses -= CHECKLIST_PREVENTS
+        self.rng = plain.rng("phrasing")
         self.draft = Draft()
         self.force_verify = False
+
+
+# Lapses of skipping a step; a simulated agent given a checklist (render_checklist) does not make them.
+CHECKLIST_PREVENTS = frozenset({"skip_verify", "skip_notify", "skip_confirm", "end_early"})
+
+
+def _without_checklist(request: SimRequest) -> SimRequest:
+    """The request as it would be without an appended checklist (the same object when there is none)."""
+    first = request.messages[0] if request.messages else {}
+    content = first.get("content")
+    if first.get("role") != "system" or not isinstance(content, str):
+        return request
+    plain, items = split_checklist(content)
+    if not items:
+        return request
+    return replace(request, messages=[{**first, "content": plain}, *request.messages[1:]])
 
 
 def _run(request: SimRequest, traits: AgentTraits) -> SimReply:
