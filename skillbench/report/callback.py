@@ -77,14 +77,14 @@ class ReportCallback(Callback):
     def _build(self, folder: Path | None) -> None:
         if not self.enabled or folder is None:
             return
-        from skillbench.report.write import FORMATS, make_report  # heavy imports only when a report is due
+        from skillbench.report.write import DEFAULT_FORMATS, make_report  # heavy imports only when a report is due
 
         start = time.perf_counter()
         try:
             report, written = make_report(
                 [folder],
                 folder / self.subdir,
-                formats=self.formats or FORMATS,
+                formats=self.formats or DEFAULT_FORMATS,
                 transcripts=self.transcripts,
                 **({"draws": self.draws} if self.draws is not None else {}),
             )

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from skillbench.core.errors import SkillbenchError
-from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED, FORMATS
+from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_FORMATS, DEFAULT_SEED, FORMATS
 from skillbench.report.jobs import ReportError
 
 # The commands import their machinery (pandas, scipy, matplotlib, Hydra's compose) after parsing, so
@@ -33,8 +33,8 @@ def _report_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--formats",
         type=_formats,
-        default=list(FORMATS),
-        help=f"comma-separated subset of {','.join(FORMATS)} (default: all)",
+        default=list(DEFAULT_FORMATS),
+        help=f"comma-separated subset of {','.join(FORMATS)} (default: all but parquet, which needs skillbench[parquet])",
     )
     parser.add_argument(
         "--draws", type=int, default=DEFAULT_DRAWS, help="bootstrap draws for the CIs (default %(default)s)"
