@@ -77,7 +77,8 @@ class ReportCallback(Callback):
     def _build(self, folder: Path | None) -> None:
         if not self.enabled or folder is None:
             return
-        from skillbench.report.write import DEFAULT_FORMATS, make_report  # heavy imports only when a report is due
+        from skillbench.report.defaults import DEFAULT_FORMATS
+        from skillbench.report.write import make_report  # heavy imports only when a report is due
 
         start = time.perf_counter()
         try:
