@@ -18,6 +18,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "report": ("skillbench.report.cli:report_main", "tables, agreement, plots and HTML from job folders"),
     "rescore": ("skillbench.report.cli:rescore_main", "apply another pass rule to stored verdicts (no model calls)"),
     "diff": ("skillbench.report.cli:diff_main", "compare two runs or sweeps"),
+    "compare": ("skillbench.report.cli:compare_main", "paired comparison of agents on the same scenarios, per judge"),
     "benchmark": ("skillbench.benchmark.cli:benchmark_main", "build, lint or describe benchmark data"),
     "mine": ("skillbench.mining.cli:mine_main", "mine workflows from transcripts into a benchmark (docs/pipeline.md)"),
     "import": ("skillbench.lab.import_cli:import_main", "import transcripts produced elsewhere as a run folder"),

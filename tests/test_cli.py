@@ -106,4 +106,4 @@ def test_an_unknown_subcommand_is_one_line_with_the_fix(argv: list[str], expecte
 
     assert main(argv) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith(f"skillbench: {expected}skillbench <benchmark|diff|import|judges|mine|")
+    assert line.startswith(f"skillbench: {expected}skillbench <benchmark|compare|diff|import|judges|mine|")

@@ -250,3 +250,38 @@ def main(argv: list[str] | None = None) -> int:
     except SkillbenchError as exc:
         print(f"skillbench report: error: {exc}", file=sys.stderr)
         return 2
+
+
+@_quiet_broken_pipe
+def compare_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="skillbench compare",
+        description="Paired comparison of two or more agents on the same scenarios (and trials), under each judge: "
+        "flips, exact McNemar, paired bootstrap CI of the difference, Holm-corrected verdict per pair, and a ranking "
+        "with bootstrap rank intervals. Two runs of the same agent are told apart by their folder names.",
+    )
+    parser.add_argument("dirs", nargs="+", type=Path, help="runs, sweeps or folders of sweeps (together: 2+ agents)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm (default %(default)s)")
+    parser.add_argument(
+        "--draws", type=int, default=DEFAULT_DRAWS, help="bootstrap draws for CIs and ranks (default %(default)s)"
+    )
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default %(default)s)")
+    parser.add_argument("--max-flips", type=int, default=5, help="flipped scenarios named per pair and judge")
+    parser.add_argument(
+        "--out", "--json", dest="out", type=Path,
+        help="where to write the JSON: a .json file, or a folder (gets compare.json). Default: none written",
+    )
+    args = parser.parse_args(argv)
+    if not 0 < args.alpha < 1:
+        raise ReportError(f"--alpha {args.alpha} is not between 0 and 1. Fix: e.g. --alpha 0.05")
+    from skillbench.report.compare import compare_markdown, compare_runs
+    from skillbench.store import write_json_atomic
+
+    comparison, jobs = compare_runs(list(args.dirs), alpha=args.alpha, draws=args.draws, seed=args.seed)
+    print(compare_markdown(comparison, max_flips=args.max_flips))
+    if args.out is not None:
+        target = args.out if args.out.suffix == ".json" else args.out / "compare.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(target, comparison.model_dump(mode="json"))
+        print(f"JSON written to {target}.")
+    return input_state("skillbench compare", jobs)
