@@ -17,7 +17,7 @@ from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.report import stats
 from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED
 from skillbench.report.frame import job_labels, jobs_frame
-from skillbench.report.jobs import Job, ReportError, running_lines
+from skillbench.report.jobs import Job, ReportError, load_jobs, running_lines
 from skillbench.report.model import (
     AdjacentDifference,
     BootstrapInfo,
@@ -96,11 +96,21 @@ _REPORT_PARTS: tuple[str, ...] = (
 )  # fmt: skip
 
 
+class RowsUnavailable(ReportError):
+    """A report read back from report.json whose job folders are gone: parts that need rows cannot be computed."""
+
+
 class ReportContext:
     """The inputs of one report (jobs, bootstrap settings) and every part computed from them.
 
     Each part is a cached property: computed once, on first use, so a table asks for what it needs and
     parts nobody asks for are never computed (agreement needs no bootstrap; a path table only the frame).
+
+    The one rule of a report table, built-in or plug-in: compute from this context only (``jobs``, ``frame``
+    and the parts), never from a ``Report``'s fields. A report read back from report.json then renders the
+    same Markdown: its stored parts are reused and ``jobs``/``frame`` are re-read, on first use, from the job
+    folders report.json lists. When those folders are gone they raise :class:`RowsUnavailable` and the
+    tables that need them are left out (``all_tables``); the others still render.
     """
 
     def __init__(
@@ -115,7 +125,8 @@ class ReportContext:
     ) -> None:
         if not jobs:
             raise ReportError("no job folders to report on")
-        self.jobs = jobs
+        self._jobs: list[Job] | None = jobs
+        self._job_paths: list[str] = []
         self.title = title
         self.sources = sources or sorted({str(j.path.parent) for j in jobs})
         self.draws, self.seed, self.level = draws, seed, level
@@ -130,7 +141,8 @@ class ReportContext:
         if context is not None and context.__dict__.get("report") is report:
             return context
         context = cls.__new__(cls)
-        context.jobs = jobs or []
+        context._jobs = jobs or None  # None: re-read from the folders report.json lists, if a table asks
+        context._job_paths = [info.path for info in report.jobs]
         context.title, context.sources = report.title, report.sources
         context.draws, context.seed, context.level = (
             report.bootstrap.draws,
@@ -146,13 +158,23 @@ class ReportContext:
 
     # Inputs shared by every part.
 
+    @property
+    def jobs(self) -> list[Job]:
+        """The loaded jobs; for a report read back from report.json, re-read from the folders it lists."""
+        if self._jobs is None:
+            gone = [path for path in self._job_paths if not Path(path).is_dir()]
+            if gone or not self._job_paths:
+                raise RowsUnavailable(
+                    f"this report was read back from report.json and its job folders are gone ({', '.join(gone[:3]) or 'none listed'}"
+                    f"{', ...' if len(gone) > 3 else ''}); parts that need rows cannot be computed. Fix: build the report "
+                    f"from the job folders (skillbench report DIR)"
+                )
+            self._jobs = load_jobs(self._job_paths)
+        return self._jobs
+
     @cached_property
     def frame(self) -> pd.DataFrame:
         """One row per scenario × agent × judge of the finished jobs (duplicates dropped)."""
-        if not self.jobs:
-            raise ReportError(
-                "this report holds no rows (read back from report.json?); build it from the job folders"
-            )
         return jobs_frame(self.jobs, labels=self.labels)
 
     @cached_property

@@ -108,9 +108,10 @@ class ReportCallback(Callback):
 def _log_trials(report: Any) -> None:
     """A sweep with repeated trials ends with its pass^k / pass@k table in the log (also in report.md)."""
     from skillbench.report.build import ReportContext
-    from skillbench.report.tables import TABLES, markdown_table
+    from skillbench.report.tables import TABLES, load_table_families, markdown_table
 
     try:
+        load_table_families()
         table = TABLES.get("pass_k").build(ReportContext.of(report))
     except Exception as exc:  # the table is in report.md either way
         log.debug("no pass^k table in the log: %s", exc)

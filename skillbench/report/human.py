@@ -69,7 +69,7 @@ Labelled = tuple[str, bool, list[RuleCheck], bool | None, str]
 
 def _labelled(ctx: ReportContext) -> dict[str, Labelled]:
     """rollout key → (agent label, the person's pass/fail, the row's rule checks, its rule-based verdict, its
-    scenario id) of every human-labelled row; empty for a report read back from report.json (no rows)."""
+    scenario id) of every human-labelled row."""
     out: dict[str, Labelled] = {}
     if not ctx.jobs:
         return out

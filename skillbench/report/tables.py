@@ -8,16 +8,16 @@ Tables are an extension point: ``@report_table(key=..., title=..., order=...)`` 
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from tabulate import tabulate
 
 from skillbench.core.registry import Registry
 from skillbench.core.rubric import DIMENSION_NAMES, DIMENSIONS
-from skillbench.engine.results import SUMMARY_FILE, JobSummary
-from skillbench.report.build import ReportContext
+from skillbench.engine.results import JobSummary
+from skillbench.report.build import ReportContext, RowsUnavailable
 from skillbench.report.model import Cell
 
 DIMENSION_HEADERS = {d.name: d.header for d in DIMENSIONS}
@@ -52,6 +52,8 @@ class Table:
     def columns(self) -> list[str]:
         return self.data_headers or self.headers
 
+
+logger = logging.getLogger(__name__)
 
 TableFunction = Callable[[ReportContext], Table | None]
 
@@ -95,16 +97,37 @@ def report_table(
     return decorator
 
 
-# The built-in table families kept in modules of their own (each registers its tables on import).
-TABLE_FAMILIES: tuple[str, ...] = ("skillbench.report.breakdowns", "skillbench.report.human")
+# The built-in table families kept in modules of their own (each registers its tables on import). A new
+# family is a module of report/ written as docs/extending-reports.md shows, plus its name here.
+TABLE_FAMILIES: tuple[str, ...] = (
+    "skillbench.report.breakdowns", "skillbench.report.human", "skillbench.report.trial_tables",
+)
+
+
+def load_table_families() -> None:
+    """Import every built-in table family, so :data:`TABLES` holds all built-in tables."""
+    for family in TABLE_FAMILIES:
+        importlib.import_module(family)
 
 
 def all_tables(context: ReportContext) -> list[Table]:
-    """Every registered table that applies to this report, in order."""
-    for family in TABLE_FAMILIES:
-        importlib.import_module(family)
+    """Every registered table that applies to this report, in order.
+
+    A table that needs rows of a report read back from report.json whose job folders are gone is left out
+    (logged); built-in and plug-in tables are treated alike (docs/extending-reports.md).
+    """
+    load_table_families()
     specs = sorted((TABLES.get(name) for name in TABLES), key=lambda spec: (spec.order, spec.key))
-    return [table for spec in specs if (table := spec.build(context)) is not None]
+    tables: list[Table] = []
+    for spec in specs:
+        try:
+            table = spec.build(context)
+        except RowsUnavailable as exc:
+            logger.warning("report table %s left out: %s", spec.key, exc)
+            continue
+        if table is not None:
+            tables.append(table)
+    return tables
 
 
 def looks_numeric(text: str) -> bool:
@@ -611,23 +634,5 @@ def prompt_cache_table(ctx: ReportContext) -> Table | None:
 
 
 def _job_summaries(ctx: ReportContext) -> list[tuple[tuple[str, str], JobSummary | None]] | None:
-    """(agent, judge) label and summary of each job; a report read back from report.json reads the
-    summaries from its jobs' folders (None when they are gone: the table then does not apply)."""
-    if ctx.jobs:
-        return [(ctx.labels[job.path], job.summary) for job in ctx.jobs]
-    infos = ctx.report.jobs if "report" in vars(ctx) else []
-    if not infos or not all(Path(info.path).is_dir() for info in infos):
-        return None
-    found: list[tuple[tuple[str, str], JobSummary | None]] = []
-    for info in infos:
-        path = Path(info.path) / SUMMARY_FILE
-        try:
-            summary = JobSummary.model_validate_json(path.read_text()) if info.status == "finished" else None
-        except (OSError, ValueError):
-            return None  # changed since the report was built: better no table than a wrong one
-        found.append(((info.agent, info.judge), summary))
-    return found
-
-
-# Table families in their own modules register themselves on import (after report_table exists).
-from skillbench.report import trial_tables  # noqa: E402,F401
+    """(agent, judge) label and summary of each job (a report read back from report.json re-reads its jobs)."""
+    return [(ctx.labels[job.path], job.summary) for job in ctx.jobs]

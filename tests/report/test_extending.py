@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import csv
+import re
+import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,9 +18,20 @@ from skillbench.report.write import latex, markdown
 
 from .conftest import PATHS
 
+DOC = Path(__file__).resolve().parents[2] / "docs" / "extending-reports.md"
+
+
+def _doc_example() -> dict[str, Any]:
+    """Run the first Python block of docs/extending-reports.md (it registers ``path_rates``); its namespace."""
+    code = re.search(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
+    assert code, f"{DOC} has no Python example"
+    namespace: dict[str, Any] = {}
+    exec(compile(code.group(1), str(DOC), "exec"), namespace)
+    return namespace
+
 
 def path_rates(ctx: ReportContext) -> Table:
-    """The docs' example: pass rate per scenario path, over every agent and judge."""
+    """The docs' example (the same function, for the tests that register it under other names)."""
     rates = ctx.frame.groupby("path")["passed"].mean()  # NA (judge or infra error) is no verdict
     return Table(
         headers=["Path", "Pass rate %"],
@@ -27,7 +41,7 @@ def path_rates(ctx: ReportContext) -> Table:
 
 
 def test_a_registered_table_is_in_markdown_csv_and_html(grid: Path, tmp_path: Path) -> None:
-    report_table("path_rates", title="Pass rate by scenario path", order=25)(path_rates)
+    _doc_example()
     try:
         _, files = make_report(
             grid, tmp_path / "report", formats=["md", "csv", "tex", "html"], draws=20, transcripts=False
@@ -74,3 +88,34 @@ def test_parts_nobody_asks_for_are_not_computed(grid: Path) -> None:
     assert ReportContext.of(report) is context  # tables of a built report reuse its parts
     again = type(report).model_validate_json(report.model_dump_json())
     assert again == report and markdown(again) == markdown(report)  # a report read back from JSON
+
+
+def test_the_docs_table_renders_the_same_from_report_json_as_a_built_in_would(grid: Path) -> None:
+    """One recipe inside and outside the package: a frame-based table renders from a report read back from
+    report.json (its rows are re-read from the job folders report.json lists)."""
+    _doc_example()
+    try:
+        report, _ = build_report(load_jobs([grid]), draws=20)
+        again = type(report).model_validate_json(report.model_dump_json())
+        md = markdown(report)
+        assert "## Pass rate by scenario path\n" in md
+        assert markdown(again) == md
+    finally:
+        TABLES.unregister("path_rates")
+
+
+def test_a_report_whose_job_folders_are_gone_leaves_out_only_the_tables_that_need_rows(
+    grid: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "sweep"
+    shutil.copytree(grid, copy)
+    _doc_example()
+    try:
+        report, _ = build_report(load_jobs([copy]), draws=20)
+        again = type(report).model_validate_json(report.model_dump_json())
+        shutil.rmtree(copy)
+        md = markdown(again)
+    finally:
+        TABLES.unregister("path_rates")
+    assert "## Pass rate by scenario path\n" not in md  # needs the rows, which are gone
+    assert "## Coverage" in md and "## Table 2" in md  # stored in report.json
