@@ -17,7 +17,7 @@ from skillbench.benchmark.schema import Scenario
 from skillbench.benchmark.selection import select_scenarios
 from skillbench.config.schema import RunConfig
 from skillbench.core.collector import rare_collections
-from skillbench.core.errors import InfrastructureError, ModelOutputError
+from skillbench.core.errors import InfrastructureError
 from skillbench.core.records import Rollout, RuleCheck, Usage
 from skillbench.engine.progress import BudgetReached, Progress, SweepPosition
 from skillbench.engine.results import (
@@ -182,9 +182,11 @@ async def obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tupl
     key = verdict_key(ctx.cfg.judge, prompt)
 
     async def produce() -> Verdict:
+        earlier = ctx.store.get("verdicts", key, Verdict)  # a stored judge error: its attempts are carried on
         try:
             with recording() as ledger:
-                verdict = await judge_transcript(ctx.judge, ctx.cfg.judge, prompt, key=key, rollout_key=rollout.key)
+                verdict = await judge_transcript(ctx.judge, ctx.cfg.judge, prompt, key=key, rollout_key=rollout.key,
+                                                 earlier=earlier)
             return verdict.model_copy(update={
                 "served_by": ledger.served.get("judge", []),
                 "cut_replies": {"judge": ledger.cut["judge"]} if ledger.cut["judge"] else {},
@@ -194,13 +196,10 @@ async def obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tupl
                 key=key, judge=ctx.cfg.judge.name, rollout_key=rollout.key, judge_error=str(exc), error_kind="infra",
                 usage=exc.usage or Usage(),
             )
-        except ModelOutputError as exc:  # the judge's own unusable output refused by its provider
-            return Verdict(
-                key=key, judge=ctx.cfg.judge.name, rollout_key=rollout.key, judge_error=str(exc), error_kind="judge",
-                usage=exc.usage or Usage(),
-            )
 
-    return await ctx.store.get_or_create("verdicts", key, Verdict, produce, keep=lambda v: v.storable)
+    # Only a verdict is final: a stored judge error (its evidence) is handed to the judge, which asks again.
+    return await ctx.store.get_or_create("verdicts", key, Verdict, produce, keep=lambda v: v.storable,
+                                         reuse=lambda v: v.final)
 
 
 async def evaluate_scenario(ctx: JobContext, scenario: Scenario, trial: int = 0) -> ResultRow:

@@ -13,7 +13,8 @@ from skillbench.core.records import Rollout, RuleCheck, ServedBy, Termination, U
 from skillbench.core.rubric import JudgeScores
 from skillbench.evaluation.checks import rule_checks_version
 from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
-from skillbench.evaluation.records import Verdict
+from skillbench.evaluation.records import JudgeAttempt, Verdict
+from skillbench.prompts.verdict import JudgeErrorReason
 
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -57,6 +58,16 @@ class ResultRow(BaseModel):
     rule_passed: bool | None = Field(description="Pass by the rule checks alone (no hard failure); None on infra error.")
     scores: JudgeScores | None = None
     judge_error: str | None = None
+    judge_error_reason: JudgeErrorReason | None = Field(
+        None, description="Why the judge gave no verdict: cut_at_max_tokens, not_json, wrong_keys, wrong_types, "
+        "transcript_echoed, empty, refused (docs/judges.md)."
+    )
+    judge_attempts: list[JudgeAttempt] = Field(
+        default_factory=list, description="On a judge error: each failed attempt's raw reply (bounded) and reason."
+    )
+    judge_ignored_keys: list[str] = Field(
+        default_factory=list, description="Keys beside the rubric's in the judge's reply: ignored, noted."
+    )
     infra_error: str | None = None
     passed: bool | None = Field(description="Verdict of the pass rule; None when not scorable (judge or infra error).")
     fail_reasons: list[str] = Field(default_factory=list)
@@ -119,6 +130,9 @@ class JobSummary(BaseModel):
     terminations: dict[str, int]
     by_path: dict[str, dict[str, Any]] = Field(description="Path → scenarios, scored, passed, pass_rate.")
     judge_errors: int
+    judge_error_reasons: dict[str, int] = Field(
+        default_factory=dict, description="Judge errors by reason (cut_at_max_tokens, not_json, wrong_types, ...)."
+    )
     infra_errors: int
     model_errors: int = Field(
         0, description="Conversations ended by the agent's unusable output (termination model_error): scored, as fails."
@@ -240,6 +254,9 @@ def assemble_row(
         rule_passed=rule_based_pass(checks, cfg.pass_rule) if checks else None,
         scores=scores,
         judge_error=None if infra or verdict is None else verdict.judge_error,
+        judge_error_reason=verdict.error_reason if verdict is not None and not infra and verdict.scores is None else None,
+        judge_attempts=verdict.attempts if verdict is not None and not infra and verdict.scores is None else [],
+        judge_ignored_keys=verdict.ignored_keys if verdict is not None else [],
         infra_error=infra,
         passed=decision.passed if not infra else None,
         fail_reasons=decision.reasons if decision.passed is False and not infra else [],

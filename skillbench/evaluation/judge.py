@@ -1,25 +1,29 @@
-"""Run one judge on one transcript: structured output validated by pydantic, retries, then a judge error."""
+"""Run one judge on one transcript: the reply read by explicit rules (skillbench.prompts.verdict), re-asks,
+then a judge error that keeps each failed attempt's raw reply and reason."""
 
 from __future__ import annotations
 
-import json
-import re
 from collections import Counter
 from statistics import median
 from typing import Any
-
-from pydantic import ValidationError
 
 from skillbench.config.schema import JudgeConfig
 from skillbench.core.errors import InfrastructureError, ModelOutputError
 from skillbench.core.records import Usage
 from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
-from skillbench.evaluation.records import Verdict
+from skillbench.evaluation.records import (
+    MAX_KEPT_ATTEMPTS,
+    MAX_REPLY_CHARS,
+    JudgeAttempt,
+    Verdict,
+    bounded_reply,
+)
 from skillbench.models.client import ModelClient
-from skillbench.prompts.judge import JUDGE_PROMPT_VERSION, OUTPUT_KEYS
+from skillbench.prompts.judge import JUDGE_PROMPT_VERSION, VerdictParseError, parse_scores, parse_verdict
+from skillbench.prompts.verdict import REASON_WORDS, reask_instruction
 from skillbench.store.keys import content_hash, judge_settings, model_identity
 
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+__all__ = ["aggregate", "judge_transcript", "parse_scores", "verdict_key"]
 
 
 def verdict_key(judge: JudgeConfig, prompt: str) -> str:
@@ -32,25 +36,6 @@ def verdict_key(judge: JudgeConfig, prompt: str) -> str:
             "prompt": prompt,
         }
     )
-
-
-def parse_scores(text: str | None) -> JudgeScores:
-    """The JSON object in a judge reply (code fences and surrounding prose tolerated), validated."""
-    if not text:
-        raise ValueError("empty reply")
-    body = _FENCE.sub("", text.strip())
-    start, end = body.find("{"), body.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object in the reply")
-    try:
-        data = json.loads(body[start : end + 1])
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"invalid JSON: {exc.msg}") from None
-    try:
-        return JudgeScores.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ValueError(f"{'.'.join(map(str, first['loc'])) or 'object'}: {first['msg']}") from None
 
 
 def aggregate(samples: list[JudgeScores]) -> JudgeScores:
@@ -69,53 +54,70 @@ def aggregate(samples: list[JudgeScores]) -> JudgeScores:
     )
 
 
-async def judge_transcript(client: ModelClient, judge: JudgeConfig, prompt: str, *, key: str, rollout_key: str) -> Verdict:
-    """Ask for ``judge.samples`` valid replies; an unparseable one is re-asked up to ``max_parse_retries`` times.
+async def judge_transcript(
+    client: ModelClient, judge: JudgeConfig, prompt: str, *, key: str, rollout_key: str, earlier: Verdict | None = None
+) -> Verdict:
+    """Ask for ``judge.samples`` valid replies; an unusable one is re-asked up to ``max_parse_retries`` times.
 
     Infrastructure failures propagate (InfrastructureError) so they are never stored as a verdict. When the
-    replies stay unusable, the verdict is a judge error: ``judge_transient`` when the last reply was blank
-    (never stored), else ``judge`` (stored: the judge answered, just not usably).
+    replies stay unusable the verdict is a judge error (``error_kind: judge``) carrying each failed attempt's
+    raw reply and reason; it is stored as evidence and asked again on a rerun (``earlier``: that stored
+    error, whose attempts are carried on and counted).
     """
     usage = Usage()
     samples: list[JudgeScores] = []
+    ignored: list[str] = []
+    failed: list[JudgeAttempt] = []
+    previous = earlier.attempts if earlier is not None and earlier.scores is None else []
+    previous_requests = earlier.failed_requests if earlier is not None and earlier.scores is None else 0
+
+    def judge_error(last: JudgeAttempt) -> Verdict:
+        attempts = [*previous, *failed][-MAX_KEPT_ATTEMPTS:]
+        total = previous_requests + len(failed)
+        earlier_note = f"; {total} in all over reruns" if previous_requests else ""
+        return Verdict(
+            key=key, judge=judge.name, rollout_key=rollout_key, samples=samples, usage=usage,
+            judge_error=f"no usable reply after {len(failed)} attempt(s){earlier_note}: {REASON_WORDS[last.reason]}: "
+                        f"{last.detail}"[:600],
+            error_kind="judge", error_reason=last.reason, attempts=attempts, failed_requests=total,
+        )
+
     for sample_index in range(judge.samples):
         messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
         if sample_index:
             messages[0]["content"] = f"{prompt}\n\n(Independent grading #{sample_index + 1}.)"
-        error = ""
-        blank = False
         for _attempt in range(judge.max_parse_retries + 1):
             try:
                 completion = await client.complete(messages, response_format={"type": "json_object"})
-            except (InfrastructureError, ModelOutputError) as exc:
+            except ModelOutputError as exc:  # the server rejected the judge's own output: a judge error, kept
+                usage = usage.add(exc.usage or Usage())
+                failed.append(JudgeAttempt(reply="", reason="refused", detail=str(exc)[:MAX_REPLY_CHARS]))
+                return judge_error(failed[-1])
+            except InfrastructureError as exc:
                 # The earlier samples and re-asks were paid for too: the error carries their usage.
                 exc.usage = usage.add(exc.usage or Usage())
                 raise
             usage = usage.add(completion.usage)
-            blank = not (completion.content or "").strip()
             try:
-                samples.append(parse_scores(completion.content))
-                break
-            except ValueError as exc:
-                error = str(exc)
+                parsed = parse_verdict(completion.content)
+            except VerdictParseError as exc:
+                reason, detail = exc.reason, exc.detail
+                if completion.cut:  # the cap, not the judge's format, is what to fix first
+                    reason, detail = "cut_at_max_tokens", f"{completion.cut_note()}; {exc.detail}"
+                failed.append(JudgeAttempt(reply=bounded_reply(completion.content), reason=reason, detail=detail,
+                                           finish_reason=completion.finish_reason))
                 messages = [
                     *messages,
                     {"role": "assistant", "content": completion.content or ""},
-                    {
-                        "role": "user",
-                        "content": f"That reply could not be used ({error}). Reply with only one JSON object "
-                        f"with exactly the keys: {', '.join(OUTPUT_KEYS)}.",
-                    },
+                    {"role": "user", "content": reask_instruction(reason, detail)},
                 ]
+                continue
+            samples.append(parsed.scores)
+            ignored.extend(key for key in parsed.ignored_keys if key not in ignored)
+            break
         else:
-            return Verdict(
-                key=key,
-                judge=judge.name,
-                rollout_key=rollout_key,
-                samples=samples,
-                judge_error=f"unparseable reply after {judge.max_parse_retries + 1} attempts: {error}",
-                # A blank last reply says nothing about the judge: not stored, asked again on rerun.
-                error_kind="judge_transient" if blank else "judge",
-                usage=usage,
-            )
-    return Verdict(key=key, judge=judge.name, rollout_key=rollout_key, scores=aggregate(samples), samples=samples, usage=usage)
+            return judge_error(failed[-1])
+    return Verdict(
+        key=key, judge=judge.name, rollout_key=rollout_key, scores=aggregate(samples), samples=samples, usage=usage,
+        ignored_keys=ignored, attempts=failed, failed_requests=previous_requests + len(failed),
+    )

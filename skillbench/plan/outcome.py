@@ -28,8 +28,37 @@ def job_failure(summary: dict[str, Any], max_infra_error_share: float) -> str | 
         return (f"{infra} of {scenarios} conversations hit infrastructure errors (more than "
                 f"{max_infra_error_share:.0%}, run.max_infra_error_share)")
     if not summary.get("scored"):
+        judged = summary.get("judge_errors") or 0
+        if judged and judged + infra >= scenarios:
+            return judge_failure(summary)
         return "no conversation was scored"
     return None
+
+
+# What to change first, by the reason the judge's replies gave no verdict (docs/judges.md).
+_JUDGE_FIXES: dict[str, str] = {
+    "cut_at_max_tokens": "give the judge room: raise judge.params.max_tokens{cap}",
+    "refused": "the judge's server rejected its output (its message is in results.jsonl, judge_attempts): use a judge "
+               "model or server template that returns plain JSON",
+    "empty": "check the judge endpoint (it answered blank)",
+}
+_FORMAT_FIX = ("use a judge model that returns the rubric's JSON (docs/judges.md 'How a judge reply is read'), "
+               "or raise judge.max_parse_retries")
+
+
+def judge_failure(summary: dict[str, Any]) -> str:
+    """One line for a job whose every scored row is a judge error: which judge, why, and how to retry."""
+    reasons: dict[str, int] = summary.get("judge_error_reasons") or {}
+    judged = summary.get("judge_errors") or 0
+    why = ", ".join(f"{reason.replace('_', ' ')} {count}" for reason, count in
+                    sorted(reasons.items(), key=lambda item: -item[1])) or "see results.jsonl"
+    main = max(reasons, key=lambda reason: reasons[reason]) if reasons else ""
+    cap = (summary.get("max_tokens") or {}).get("judge")
+    fix = _JUDGE_FIXES.get(main, _FORMAT_FIX).format(cap=f" (now {cap})" if cap else "")
+    return (f"judge {summary.get('judge', '?')} ({summary.get('judge_model', '?')}) gave no usable verdict on {judged} of "
+            f"{summary.get('scenarios', judged)} conversation(s) ({why}); its raw replies are in results.jsonl "
+            f"(judge_attempts) and the report. Fix: {fix}; then rerun the same command: the conversations are reused "
+            f"and only the judging is redone")
 
 
 def sweep_spent_usd(sweep_dir: Path, exclude: Path | None = None) -> float:

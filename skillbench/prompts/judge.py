@@ -31,6 +31,15 @@ from skillbench.prompts.format import (
     render_step_line,
     sections,
 )
+from skillbench.prompts.verdict import (
+    JudgeErrorReason,
+    ParsedVerdict,
+    VerdictParseError,
+    parse_scores,
+    parse_verdict,
+)
+
+__all__ = ["JudgeErrorReason", "ParsedVerdict", "VerdictParseError", "parse_scores", "parse_verdict"]
 
 JUDGE_PROMPT_VERSION = "judge-v3"  # v3: transcript as JSON lines, check details quoted (unforgeable)
 

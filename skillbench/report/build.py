@@ -253,6 +253,13 @@ class ReportContext:
             redone=per_cell((frame["abandoned_attempts"].fillna(0) > 0).to_numpy(dtype=bool)),
         )
         cells = [self._cell(agent, judge, tallies, i) for i, (agent, judge) in enumerate(keys)]
+        errors = frame[frame["status"] == "judge_error"]
+        if not errors.empty:  # why each cell's judge gave no verdict (the judge_errors table)
+            reasons = errors["judge_error_reason"].fillna("other")
+            for (agent, judge, reason), count in reasons.groupby(
+                [errors["agent_label"], errors["judge_label"], reasons]
+            ).size().items():
+                cells[cell_of[(agent, judge)]].judge_error_reasons[str(reason)] = int(count)
         # Every cell's bootstrap in one matrix product (one per cell was most of the report's CPU): per
         # scenario and scored cell, how many verdicts are known and how many of them pass.
         scored = [i for i, cell in enumerate(cells) if cell.pass_rate is not None]

@@ -30,7 +30,7 @@ _SCENARIO_FIELDS = (
 )  # fmt: skip
 _OUTCOME_FIELDS = (
     "passed", "rule_passed", "judge_error", "infra_error", "termination", "termination_detail", "turns",
-    "tool_calls", "tool_errors", "abandoned_attempts",
+    "tool_calls", "tool_errors", "abandoned_attempts", "judge_error_reason",
 )  # fmt: skip
 _SCORE_FIELDS = ("task_completion", *DIMENSION_NAMES, "hallucinated_action", "explanation")  # of row.scores
 _KEY_FIELDS = ("rollout_key", "verdict_key")

@@ -50,6 +50,7 @@ article.transcript{border:1px solid #ccc;border-radius:6px;padding:.6rem 1rem;ma
 article.transcript:target,div.cell:target{outline:3px solid #4a7bd0}
 .msg{margin:.25rem 0;padding:.3rem .6rem;border-radius:5px;white-space:pre-wrap}
 .user{background:#eef4ff} .assistant{background:#f1f8ee} .tool{background:#f7f7f7;font-family:monospace;font-size:.8rem}
+.cut{color:#a00;font-weight:600}
 .reasoning{margin:.25rem 0;padding:.3rem .6rem;color:#555;font-size:.85rem;white-space:pre-wrap;border-left:3px solid #bbb}
 .call{font-family:monospace;font-size:.8rem;background:#fff8e6;padding:.2rem .5rem;margin:.15rem 0;border-left:3px solid #e0a800}
 .err{border-left:3px solid #c00} .who{font-weight:600;margin-right:.4rem}
@@ -172,9 +173,10 @@ def messages_html(rollout: Rollout) -> str:
     for message in rollout.messages:
         if message.role == "system":
             continue
+        cut = f' <span class="cut">[{escape(message.cut)}]</span>' if message.cut else ""
         if message.role == "user":
             out.append(
-                f'<div class="msg user"><span class="who">[{message.turn}] caller</span>{escape(message.content or "")}</div>'
+                f'<div class="msg user"><span class="who">[{message.turn}] caller{cut}</span>{escape(message.content or "")}</div>'
             )
         elif message.role == "assistant":
             if message.reasoning:  # shown to the reader; the judge prompt renders content only
@@ -182,9 +184,9 @@ def messages_html(rollout: Rollout) -> str:
                     f'<details class="reasoning"><summary>[{message.turn}] agent reasoning (not shown to the judge)'
                     f"</summary>{escape(message.reasoning)}</details>"
                 )
-            if message.content:
+            if message.content or cut:
                 out.append(
-                    f'<div class="msg assistant"><span class="who">[{message.turn}] agent</span>{escape(message.content)}</div>'
+                    f'<div class="msg assistant"><span class="who">[{message.turn}] agent{cut}</span>{escape(message.content or "")}</div>'
                 )
             for call in message.tool_calls:
                 args = (
@@ -254,6 +256,8 @@ def _judges(rows: list[ResultRow]) -> str:
             body.append(
                 f"<tr><td>{_label(row.judge)}</td><td>{_verdict(row.passed)}</td><td colspan='{len(DIMENSION_NAMES) + 3}'>{escape(why)}</td></tr>"
             )
+            if row.judge_attempts:  # the evidence: what the judge actually said, attempt by attempt
+                body.append(f"<tr><td></td><td colspan='{len(DIMENSION_NAMES) + 4}'>{_judge_attempts(row)}</td></tr>")
             continue
         dims = _DIMENSION_CELLS.format(*_dimension_values(s))
         reasons = _label("; ".join(row.fail_reasons))
@@ -263,6 +267,16 @@ def _judges(rows: list[ResultRow]) -> str:
             f"<tr><td></td><td colspan='{len(DIMENSION_NAMES) + 4}' class='expl'>{escape(s.explanation)}</td></tr>"
         )
     return f"{_JUDGES_HEAD}{''.join(body)}</table>"
+
+
+def _judge_attempts(row: ResultRow) -> str:
+    items = "".join(
+        f"<details class='attempt'><summary>attempt {i}: {escape(a.reason.replace('_', ' '))}"
+        f"{' (finish_reason ' + escape(a.finish_reason) + ')' if a.finish_reason else ''} — {escape(a.detail[:300])}"
+        f"</summary><pre class='tool'>{escape(a.reply) or '(no reply text)'}</pre></details>"
+        for i, a in enumerate(row.judge_attempts, start=1)
+    )
+    return f"<div class='foot'>The judge's raw replies ({len(row.judge_attempts)}):</div>{items}"
 
 
 def _raw(value: Any) -> str:

@@ -37,6 +37,9 @@ class Cell(ReportRecord):
     judge_errors: int = 0
     infra_errors: int = 0
     model_errors: int = Field(0, description="Rows ended by the agent's unusable output: scored, as fails.")
+    judge_error_reasons: dict[str, int] = Field(
+        default_factory=dict, description="Judge errors by reason (cut_at_max_tokens, not_json, wrong_types, ...)."
+    )
     redone_conversations: int = Field(
         0, description="Rows whose conversation hit an infrastructure error, was abandoned and redone in its run."
     )

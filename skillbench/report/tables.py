@@ -100,7 +100,8 @@ def report_table(
 # The built-in table families kept in modules of their own (each registers its tables on import). A new
 # family is a module of report/ written as docs/extending-reports.md shows, plus its name here.
 TABLE_FAMILIES: tuple[str, ...] = (
-    "skillbench.report.breakdowns", "skillbench.report.human", "skillbench.report.trial_tables",
+    "skillbench.report.breakdowns", "skillbench.report.human", "skillbench.report.judge_errors",
+    "skillbench.report.trial_tables",
 )
 
 

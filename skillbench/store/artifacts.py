@@ -153,19 +153,21 @@ class ArtifactStore:
                 self._locks.pop((kind, key), None)
 
     async def get_or_create(
-        self, kind: str, key: str, model: type[M], produce: Callable[[], Awaitable[M]], *, keep: Callable[[M], bool] = lambda _: True
+        self, kind: str, key: str, model: type[M], produce: Callable[[], Awaitable[M]], *,
+        keep: Callable[[M], bool] = lambda _: True, reuse: Callable[[M], bool] = lambda _: True,
     ) -> tuple[M, bool]:
         """The stored artifact, or ``produce()``'s result stored under ``key``. Returns (artifact, reused).
 
         ``keep`` decides whether a fresh artifact is stored (infrastructure failures are not, so a
-        re-run retries them).
+        re-run retries them); ``reuse`` whether a stored one is final (a stored judge error is kept as
+        evidence but produced again).
         """
         found = self.get(kind, key, model)
-        if found is not None:
+        if found is not None and reuse(found):
             return found, True
         async with self._exclusive(kind, key):
             found = self.get(kind, key, model)
-            if found is not None:
+            if found is not None and reuse(found):
                 return found, True
             artifact = await produce()
             if keep(artifact):

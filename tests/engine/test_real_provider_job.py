@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from skillbench.engine import RESULTS_FILE, ResultRow, run_job
+from skillbench.evaluation.records import Verdict
 from tests.conftest import REPO, compose_config
 from tests.support.openai_stub import conversation_script, stub_server
 
@@ -94,26 +95,35 @@ def _job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: Any, name: str
     return summary, row, judge_requests
 
 
-@pytest.mark.parametrize("blank", [None, "", "  \n"])
-def test_a_blank_judge_reply_is_not_stored_and_is_asked_again_on_rerun(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blank: str | None
+def _stored_verdicts(tmp_path: Path) -> list[Verdict]:
+    return [Verdict.model_validate_json(path.read_text()) for path in (tmp_path / "store" / "verdicts").rglob("*.json")]
+
+
+@pytest.mark.parametrize(("reply", "reason"), [(None, "empty"), ("", "empty"), ("  \n", "empty"),
+                                               ("I think the agent did fine.", "not_json")])
+def test_a_judge_error_keeps_its_evidence_and_heals_on_rerun(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: str | None, reason: str
 ) -> None:
-    summary, row, asked = _job(tmp_path, monkeypatch, _judge_replies(blank), "down")
+    summary, row, asked = _job(tmp_path, monkeypatch, _judge_replies(reply), "down")
     assert asked == 3 and summary.judge_errors == 1  # 1 + max_parse_retries, then a judge error: never a pass or fail
     assert row.passed is None and row.judge_error is not None and row.infra_error is None
-    assert not list((tmp_path / "store" / "verdicts").rglob("*.json"))
-    # The endpoint recovers: the stored rollout is reused, the judge is asked again and the row is scored.
+    assert row.judge_error_reason == reason and [a.reply for a in row.judge_attempts] == [(reply or "")] * 3
+    # Stored as evidence only: never final.
+    [stored] = _stored_verdicts(tmp_path)
+    assert stored.scores is None and stored.failed_requests == 3 and len(stored.attempts) == 3
+    # The judge recovers: the stored rollout is reused, the judge is asked again and the row is scored.
     summary, row, asked = _job(tmp_path, monkeypatch, conversation_script, "recovered")
     assert asked == 1 and summary.usage["agent"].calls == 0 and summary.judge_errors == 0
     assert row.scores is not None and row.passed is not None
-    # ... and that verdict is stored: a third run asks nobody.
+    # ... and that verdict is final: a third run asks nobody.
     summary, _, asked = _job(tmp_path, monkeypatch, conversation_script, "again")
-    assert asked == 0
+    assert asked == 0 and summary.judge_errors == 0
 
 
-def test_an_unparseable_non_blank_judge_reply_stays_a_stored_judge_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    summary, row, asked = _job(tmp_path, monkeypatch, _judge_replies("I think the agent did fine."), "garbled")
-    assert asked == 3 and summary.judge_errors == 1 and row.passed is None
-    assert len(list((tmp_path / "store" / "verdicts").rglob("*.json"))) == 1
-    summary, row, asked = _job(tmp_path, monkeypatch, conversation_script, "rerun")
-    assert asked == 0 and summary.judge_errors == 1 and row.judge_error is not None
+def test_a_judge_that_keeps_failing_counts_its_attempts_over_reruns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _job(tmp_path, monkeypatch, _judge_replies("I think the agent did fine."), "first")
+    summary, row, asked = _job(tmp_path, monkeypatch, _judge_replies("still prose"), "second")
+    assert asked == 3 and summary.judge_errors == 1
+    assert row.judge_error is not None and "6 in all over reruns" in row.judge_error
+    [stored] = _stored_verdicts(tmp_path)
+    assert stored.failed_requests == 6 and [a.reply for a in stored.attempts][-1] == "still prose"

@@ -11,10 +11,26 @@ import pytest
 
 from skillbench.core.records import Rollout
 from skillbench.engine import RESULTS_FILE, JobSummary, ResultRow, run_job
+from skillbench.plan.outcome import job_failure
+from skillbench.report.build import ReportContext
+from skillbench.report.html import decode_transcripts
+from skillbench.report.tables import all_tables
+from skillbench.report.write import make_report, markdown
 from skillbench.store import ArtifactStore
 from tests.conftest import compose_config
 from tests.support.openai_stub import conversation_script, request_role, stub_server
-from tests.support.replay import AGENT_TEXT_CUT, GENERIC_500, LLAMACPP_TOOL_ARGUMENTS_500, USER_TEXT_CUT
+from tests.support.replay import (
+    AGENT_TEXT_CUT,
+    GENERIC_500,
+    JUDGE_EXTRA_KEY,
+    JUDGE_FENCED_TRAILING_BRACES,
+    JUDGE_RUNAWAY_NESTING,
+    JUDGE_STRING_SCORES,
+    JUDGE_TRANSCRIPT_ECHO,
+    LLAMACPP_TOOL_ARGUMENTS_500,
+    USER_TEXT_CUT,
+    judge_text,
+)
 
 Script = Callable[[dict[str, Any]], Any]
 
@@ -99,3 +115,53 @@ def test_a_user_simulator_reply_cut_at_max_tokens_is_kept_and_marked(tmp_path: P
     assert rollout is not None
     [first_caller] = [m for m in rollout.messages if m.role == "user"][:1]
     assert first_caller.cut == "cut at max_tokens (32)" and first_caller.content == USER_TEXT_CUT["content"]
+
+
+def _judge_says(reply: Any) -> Script:
+    return lambda body: reply if request_role(body) == "judge" else conversation_script(body)
+
+
+@pytest.mark.parametrize(("reply", "reason"), [
+    (judge_text(JUDGE_RUNAWAY_NESTING, finish_reason="length"), "cut_at_max_tokens"),
+    (judge_text(JUDGE_STRING_SCORES), "wrong_types"),
+    (judge_text(JUDGE_TRANSCRIPT_ECHO), "transcript_echoed"),
+    (LLAMACPP_TOOL_ARGUMENTS_500, "refused"),
+], ids=["cut", "string-scores", "transcript-echo", "server-500-model-output"])
+def test_each_real_judge_failure_is_a_judge_error_with_its_reason_and_raw_replies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: Any, reason: str
+) -> None:
+    summary, row, server = _job(tmp_path, monkeypatch, _judge_says(reply), "judge", "+judge.params.max_tokens=400")
+    assert row.passed is None and row.infra_error is None and row.judge_error_reason == reason
+    assert summary.judge_errors == 1 and summary.infra_errors == 0
+    judge_requests = sum(1 for body in server.requests if request_role(body) == "judge")
+    if reason == "refused":  # the server's words kept; not re-asked, not retried
+        assert judge_requests == 1 and "Failed to parse tool call arguments" in row.judge_attempts[0].detail
+    else:
+        assert judge_requests == 3 and len(row.judge_attempts) == 3
+        assert row.judge_attempts[0].reply == reply["content"] and row.judge_attempts[0].reason == reason
+    if reason == "cut_at_max_tokens":
+        assert "cut at max_tokens (400)" in (row.judge_error or "") and summary.cut_replies == {"judge": 3}
+        assert row.judge_attempts[0].finish_reason == "length"
+    # Every row a judge error: the job's failure line names the judge, why, and how to retry.
+    failure = job_failure(summary.model_dump(mode="json"), 0.5) or ""
+    assert failure.startswith("judge gemma4 (hosted_vllm/google/gemma-4-31B-it) gave no usable verdict on 1 of 1")
+    assert reason.replace("_", " ") in failure and "rerun the same command" in failure
+    if reason == "cut_at_max_tokens":
+        assert "raise judge.params.max_tokens (now 400)" in failure
+        # The report summarises the reasons per judge and shows each raw reply on the transcript page.
+        report, written = make_report([tmp_path / "judge"], tmp_path / "report", formats=["md", "html"])
+        assert "Judge errors by reason" in markdown(report)
+        table = next(t for t in all_tables(ReportContext.of(report)) if t.key == "judge_errors")
+        assert table.data == [["gemma4", 1, 1, 1]] and table.data_headers == ["judge", "transcripts", "judge_errors",
+                                                                              "cut_at_max_tokens"]
+        page = "".join(decode_transcripts(written["html"].read_text()).values())  # transcript pages are embedded
+        assert "attempt 3: cut at max tokens (finish_reason length)" in page and "raw replies (3)" in page
+
+
+@pytest.mark.parametrize("content", [JUDGE_FENCED_TRAILING_BRACES, JUDGE_EXTRA_KEY], ids=["fenced-trailing", "extra-key"])
+def test_a_verdict_in_fences_with_trailing_braces_or_extra_keys_is_scored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str
+) -> None:
+    summary, row, _ = _job(tmp_path, monkeypatch, _judge_says(judge_text(content)), "judge")
+    assert row.passed is not None and row.scores is not None and summary.judge_errors == 0
+    assert row.judge_ignored_keys == (["confidence", "notes"] if content == JUDGE_EXTRA_KEY else [])

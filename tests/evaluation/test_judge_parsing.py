@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from skillbench.evaluation import JudgeScores, aggregate, parse_scores
+from skillbench.prompts.verdict import VerdictParseError
 
 GOOD = (
     '{"task_completion": "success", "workflow_adherence": 4, "tool_use_correctness": 5, "guardrail_compliance": 5,'
@@ -17,19 +18,20 @@ def test_parses_plain_fenced_and_wrapped_json() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("text", "reason", "message"),
     [
-        ("", "empty"),
-        ("no json here", "no JSON"),
-        ("{not json}", "invalid JSON"),
-        (GOOD.replace('"workflow_adherence": 4', '"workflow_adherence": 9'), "workflow_adherence"),
-        (GOOD.replace('"success"', '"done"'), "task_completion"),
-        (GOOD.replace('"explanation": "ok"', '"explanation": "ok", "extra": 1'), "extra"),
+        ("", "empty", "empty"),
+        ("no json here", "not_json", "no complete JSON object"),
+        ("{not json}", "not_json", "no complete JSON object"),
+        (GOOD.replace('"workflow_adherence": 4', '"workflow_adherence": 9'), "wrong_types", "workflow_adherence must be 1-5"),
+        (GOOD.replace('"success"', '"done"'), "wrong_types", "task_completion"),
+        (GOOD.replace('"workflow_adherence": 4, ', ""), "wrong_keys", "missing workflow_adherence"),
     ],
 )
-def test_rejects_bad_replies(text: str, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+def test_rejects_bad_replies_with_a_reason(text: str, reason: str, message: str) -> None:
+    with pytest.raises(VerdictParseError, match=message) as caught:
         parse_scores(text)
+    assert caught.value.reason == reason
 
 
 def test_majority_aggregation() -> None:
