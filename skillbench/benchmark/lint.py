@@ -19,9 +19,18 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from skillbench.benchmark.gold import describe_action, match_gold_actions, state_differences
 from skillbench.benchmark.integrity import dangling_references, schema_problem
-from skillbench.benchmark.loader import parse_file, read_yaml, resolve_source, yaml_files
-from skillbench.benchmark.reference import Hints, holds, run_reference
+from skillbench.benchmark.loader import (
+    check_typed_state,
+    gold_basis,
+    parse_file,
+    python_files,
+    read_yaml,
+    resolve_source,
+    yaml_files,
+)
+from skillbench.benchmark.reference import Hints, Trace, holds, run_reference
 from skillbench.benchmark.schema import (
     BenchmarkManifest,
     Scenario,
@@ -30,6 +39,7 @@ from skillbench.benchmark.schema import (
     ToolServer,
     ToolSpec,
 )
+from skillbench.benchmark.tool_code import code_tool_specs, load_tool_module
 from skillbench.core import paths
 from skillbench.core.errors import BenchmarkDataError
 from skillbench.core.records import SCENARIO_PATHS
@@ -37,13 +47,27 @@ from skillbench.core.records import SCENARIO_PATHS
 M = TypeVar("M", bound=BaseModel)
 
 
+# The generator's conventions: sound defaults, but a domain of its own may not follow them. A benchmark
+# waives one by name in its manifest (lint_waivers: {rule: reason}); the domain's own checks (schemas,
+# references, the reference conversation, gold actions) cannot be waived.
+CONVENTIONS: dict[str, str] = {
+    "file_layout": "each server, skill and scenario file is named after what it holds (tools/<server>.yaml, skills/<id>.yaml)",
+    "verify_step": "every skill has a step of kind 'verify' before any disclosure",
+    "two_facts_per_question": "a step asks for at most two facts at once",
+    "path_conventions": "each scenario path carries what the generator's paths carry (outcome, Say line, forbidden tools)",
+    "every_path_per_industry": "every industry has a scenario of every path",
+    "distinct_scenarios": "no two scenarios have the same content under different ids",
+}
+
+
 @dataclass(frozen=True)
 class Problem:
     where: str
     message: str
+    rule: str | None = None  # the convention it breaks (waivable), None for the domain's own checks
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.message}"
+        return f"{self.where}: {self.message}" + (f" [rule {self.rule}]" if self.rule else "")
 
 
 @dataclass
@@ -52,9 +76,15 @@ class LintReport:
     name: str = "?"
     problems: list[Problem] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    waivers: dict[str, str] = field(default_factory=dict)  # rule → reason, from the manifest
+    waived: dict[str, int] = field(default_factory=dict)  # rule → problems it silenced
+    typed: dict[str, tuple[type[BaseModel], Path]] = field(default_factory=dict)  # COLLECTIONS of tools/*.py
 
-    def add(self, where: str, message: str) -> None:
-        self.problems.append(Problem(where, message))
+    def add(self, where: str, message: str, rule: str | None = None) -> None:
+        if rule is not None and rule in self.waivers:
+            self.waived[rule] = self.waived.get(rule, 0) + 1
+            return
+        self.problems.append(Problem(where, message, rule))
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -86,6 +116,8 @@ def _check_tool(tool: ToolSpec, where: str, report: LintReport) -> None:
         if name not in properties:
             report.add(where, f"required argument {name!r} is not in input_schema.properties")
     effect = tool.effect
+    if effect.operation == "code":
+        return  # a function of tools/<server>.py: its schema comes from its signature
     for kind, mapping in (("match", effect.match), ("set", effect.set)):
         for record_field, arg in mapping.items():
             if arg not in properties:
@@ -111,7 +143,7 @@ def _catalogue(root: Path, report: LintReport) -> dict[str, ToolSpec]:
         if server is None:
             continue
         if path.stem != server.server:
-            report.add(rel, f"server {server.server!r} should be in tools/{server.server}.yaml")
+            report.add(rel, f"server {server.server!r} should be in tools/{server.server}.yaml", rule="file_layout")
         for tool in server.tools:
             where = f"{rel}: tool {tool.name}"
             if tool.server != server.server:
@@ -121,6 +153,21 @@ def _catalogue(root: Path, report: LintReport) -> dict[str, ToolSpec]:
                 continue
             tools[tool.name] = tool
             _check_tool(tool, where, report)
+    for path in python_files(root / "tools"):
+        rel = _rel(path, root)
+        try:
+            module = load_tool_module(path, path.read_text(encoding="utf-8"))
+            specs = code_tool_specs(module)
+        except BenchmarkDataError as exc:
+            report.add(rel, str(exc).removeprefix(f"{path}: "))
+            continue
+        report.typed.update({name: (model, path) for name, model in module.collections.items()})
+        for tool in specs:
+            if tool.name in tools:
+                report.add(f"{rel}: tool {tool.name}", "is defined twice")
+                continue
+            tools[tool.name] = tool
+            _check_tool(tool, f"{rel}: tool {tool.name}", report)
     return tools
 
 
@@ -139,18 +186,18 @@ def _check_skill(skill: Skill, where: str, tools: dict[str, ToolSpec], industrie
         if step.id in step_ids:
             report.add(where, f"step id {step.id!r} is used twice")
         step_ids.add(step.id)
-        for name in step.tools:
+        for name in step.all_tools():
             if name not in skill.tools:
                 report.add(where, f"step '{step.id}' uses {name!r}, which is not in the skill's toolkit")
         if step.kind == "verify":
             has_verify = True
-            for name in step.tools:
-                if name in tools and tools[name].effect.operation != "verify":
+            for name in step.all_tools():
+                if name in tools and tools[name].effect.operation not in {"verify", "code"}:
                     report.add(where, f"verify step '{step.id}' uses {name!r}, whose effect is not 'verify'")
-        if len(step.collects) > 2:
-            report.add(where, f"step '{step.id}' asks for {len(step.collects)} facts at once; the guardrail allows two")
+        if any(len(way.collects) > 2 for way in [*step.ways(), step]):
+            report.add(where, f"step '{step.id}' asks for more than two facts at once; the guardrail allows two", rule="two_facts_per_question")
     if not has_verify:
-        report.add(where, "no step of kind 'verify': identity must be checked before any disclosure")
+        report.add(where, "no step of kind 'verify': identity must be checked before any disclosure", rule="verify_step")
 
 
 # -- scenarios ---------------------------------------------------------------------------------------
@@ -173,21 +220,22 @@ def _check_paths(scenario: Scenario, where: str, report: LintReport) -> None:
     failures = scenario.tool_failures
     expected = paths.expected_outcome(path, failures)
     if rule.outcome_follows_failures and not failures:
-        report.add(where, f"{path} scenario has no tool_failures")
+        report.add(where, f"{path} scenario has no tool_failures", rule="path_conventions")
     elif rule.outcome_follows_failures and outcome != expected:
         report.add(where, f"expected_outcome {outcome!r}: with tool_failures {failures} it should be {expected!r} "
-                          f"(at most {paths.MAX_RECOVERABLE_FAILURES} retries, then transfer)")
+                          f"(at most {paths.MAX_RECOVERABLE_FAILURES} retries, then transfer)", rule="path_conventions")
     elif outcome != expected:
-        report.add(where, f"expected_outcome {outcome!r} does not fit path {path!r} (expected {expected!r})")
+        report.add(where, f"expected_outcome {outcome!r} does not fit path {path!r} (expected {expected!r})",
+                   rule="path_conventions")
     for tool, count in failures.items():
         if count < 1:
             report.add(where, f"tool_failures[{tool!r}] is {count}; give a count of at least 1")
     if rule.needs_say_line and not _say_lines(scenario):
-        report.add(where, f"{path} scenario has no 'Say: \"...\"' line carrying what the caller must say")
+        report.add(where, f"{path} scenario has no 'Say: \"...\"' line carrying what the caller must say", rule="path_conventions")
     if rule.needs_forbidden_tools and not scenario.forbidden_tools:
-        report.add(where, f"{path} scenario names no forbidden tools (those it must not use)")
+        report.add(where, f"{path} scenario names no forbidden tools (those it must not use)", rule="path_conventions")
     if rule.requires_no_tools and scenario.required_tools:
-        report.add(where, f"{path} scenario requires tools {scenario.required_tools}; it should require none")
+        report.add(where, f"{path} scenario requires tools {scenario.required_tools}; it should require none", rule="path_conventions")
     for name in set(scenario.required_tools) & set(scenario.forbidden_tools):
         report.add(where, f"{name!r} is both required and forbidden")
     for name in scenario.withheld_facts:
@@ -200,19 +248,25 @@ def _hints(scenario: Scenario) -> Hints:
     targets: set[str] = set()
     for target in scenario.target_state:
         targets |= {str(v) for v in (*target.match.values(), *target.expect.values())}
+    facts = [*scenario.user_facts.values(), *(v for r in scenario.requests for v in r.facts.values())]
     return Hints(
-        facts=frozenset(str(v) for v in scenario.user_facts.values()),
-        text=" ".join([scenario.objective, *scenario.user_instructions]),
+        facts=frozenset(str(item) for v in facts for item in (v if isinstance(v, list) else [v])),
+        text=" ".join([scenario.objective, *scenario.user_instructions, *(r.goal for r in scenario.requests)]),
         targets=frozenset(targets),
         criteria=" ".join(scenario.success_criteria),
     )
 
 
 def _check_state(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], where: str, report: LintReport,
-                 references: dict[str, str] | None = None) -> None:
+                 references: dict[str, str] | None = None) -> Trace | None:
+    """Check the scenario's state and run its reference conversation; returns the trace (None if not run)."""
     state = scenario.initial_state
     for dangling in dangling_references(state, references):
         report.add(where, f"'{dangling}")
+    try:
+        check_typed_state(scenario, report.typed, "record")
+    except BenchmarkDataError as exc:
+        report.add(where, str(exc))
     created = {tools[n].effect.collection for n in skill.tools if n in tools and tools[n].effect.operation == "create"}
     for name in scenario.required_tools:
         tool = tools.get(name)
@@ -230,18 +284,18 @@ def _check_state(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], w
 
     rule = paths.PATH_RULES[scenario.path]
     if not rule.runs_reference:
-        return
+        return None
     failures = paths.unrecoverable_tools(scenario.tool_failures)
     completing = paths.completes_workflow(scenario.path, scenario.expected_outcome)
     kwargs: dict[str, Any] = {"include": set(scenario.required_tools), "skip": set(scenario.forbidden_tools)}
     if failures:
-        stop = next((n for s in skill.steps for n in s.tools if n in failures), None)
+        stop = next((n for s in skill.steps for n in s.all_tools() if n in failures), None)
         kwargs["stop_before"] = stop
     elif not completing:
         kwargs["until_last_of"] = set(scenario.required_tools)
     trace = run_reference(
         skill, tools, user_facts=scenario.user_facts, withheld=scenario.withheld_facts,
-        initial_state=state, hints=_hints(scenario), **kwargs,
+        initial_state=state, hints=_hints(scenario), requests=[r.facts for r in scenario.requests], **kwargs,
     )
     for problem in trace.problems:
         report.add(where, f"state reference: {problem}")
@@ -259,7 +313,51 @@ def _check_state(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], w
     when = "after the reference conversation" if final is trace.state else "in initial_state (nothing may change)"
     for index, target in enumerate(scenario.target_state):
         if not holds(final, target):
-            report.add(where, f"target_state[{index}] ({target.collection} {target.match}) does not hold {when}")
+            report.add(where, f"target_state[{index}] ({target.collection} {target.match}) does not hold {when}; "
+                              f"the reference conversation wrote: {_writes(trace, tools)}")
+    return trace
+
+
+def _writes(trace: Trace, tools: dict[str, ToolSpec]) -> str:
+    """The reference conversation's write calls, as a reader checks them against a target."""
+    writes = [f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})" for name, args in trace.calls
+              if name in tools and tools[name].effect.operation not in {"lookup", "get", "verify"} and not _reads_only(tools[name])]
+    return "; ".join(writes) or "nothing"
+
+
+def _reads_only(tool: ToolSpec) -> bool:
+    return tool.effect.operation == "code" and not tool.writes
+
+
+def _check_gold(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], where: str, report: LintReport,
+                manifest: BenchmarkManifest | None, trace: Trace | None) -> None:
+    """Replay the gold actions; where the reference conversation ends elsewhere, name the call that diverges."""
+    if scenario.gold_actions is None or manifest is None:
+        return
+    for index, action in enumerate(scenario.gold_actions):
+        if action.tool not in skill.tools:
+            report.add(where, f"gold_actions[{index}]: {action.tool!r} is not in skill {skill.id!r}'s toolkit")
+            return
+    try:
+        basis = gold_basis(scenario, tools, manifest, "gold")
+    except BenchmarkDataError as exc:
+        report.add(where, str(exc).removeprefix("gold.gold_actions': "))
+        return
+    if trace is None or trace.stopped_at or trace.verified is False:
+        return  # the reference conversation does not run to the end: nothing to compare
+    differences = state_differences(trace.state, basis.expected_state, basis.volatile)
+    if not differences:
+        return
+    writes = [(name, args) for name, args in trace.calls
+              if name in tools and tools[name].effect.operation not in {"lookup", "get", "verify"} and not _reads_only(tools[name])]
+    matched = match_gold_actions(scenario.gold_actions, writes)
+    used = {hit for hit in matched if hit is not None}
+    extra = [f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})" for i, (name, args) in enumerate(writes) if i not in used]
+    missing = [describe_action(a) for a, hit in zip(scenario.gold_actions, matched, strict=True) if hit is None]
+    named = (f"the reference conversation calls {extra[0]}, which no gold action matches" if extra
+             else f"the reference conversation never performs gold action {missing[0]}" if missing
+             else "the same calls leave different states")
+    report.add(where, f"gold actions and the reference conversation diverge: {named} ({'; '.join(differences[:2])})")
 
 
 def lint_benchmark(source: str | Path) -> LintReport:
@@ -274,6 +372,13 @@ def lint_benchmark(source: str | Path) -> LintReport:
         report.add("benchmark.yaml", "is missing; add a manifest with name and industries")
     industries = {i.id for i in manifest.industries} if manifest else set()
     report.name = manifest.name if manifest else root.name
+    if manifest is not None:
+        report.waivers = dict(manifest.lint_waivers)
+        for rule, reason in manifest.lint_waivers.items():
+            if rule not in CONVENTIONS:
+                report.add("benchmark.yaml", f"lint_waivers: {rule!r} is not a convention rule; waivable: {', '.join(CONVENTIONS)}")
+            elif not reason.strip():
+                report.add("benchmark.yaml", f"lint_waivers: {rule!r} gives no reason; say why it does not apply")
 
     tools = _catalogue(root, report)
     skills: dict[str, Skill] = {}
@@ -283,7 +388,7 @@ def lint_benchmark(source: str | Path) -> LintReport:
         if skill is None:
             continue
         if path.stem != skill.id:
-            report.add(rel, f"skill {skill.id!r} should be in skills/{skill.id}.yaml")
+            report.add(rel, f"skill {skill.id!r} should be in skills/{skill.id}.yaml", rule="file_layout")
         if skill.id in skills:
             report.add(rel, f"skill {skill.id!r} is defined twice")
             continue
@@ -304,7 +409,7 @@ def lint_benchmark(source: str | Path) -> LintReport:
             report.add(rel, f"skill_id {scenario_file.skill_id!r} has no file in skills/")
             continue
         if path.stem != skill.id:
-            report.add(rel, f"scenarios of {skill.id!r} should be in scenarios/{skill.id}.yaml")
+            report.add(rel, f"scenarios of {skill.id!r} should be in scenarios/{skill.id}.yaml", rule="file_layout")
         for scenario in scenario_file.scenarios:
             scenarios += 1
             where = f"{rel}: scenario {scenario.id}"
@@ -316,19 +421,20 @@ def lint_benchmark(source: str | Path) -> LintReport:
             seen_ids.add(scenario.id)
             key = _content_key(scenario)
             if key in content:
-                report.add(where, f"duplicate of scenario {content[key]} (same content under another id)")
+                report.add(where, f"duplicate of scenario {content[key]} (same content under another id)", rule="distinct_scenarios")
             else:
                 content[key] = scenario.id
             _check_tools(scenario, skill, tools, where, report)
             _check_paths(scenario, where, report)
-            _check_state(scenario, skill, tools, where, report, manifest.references if manifest else None)
+            trace = _check_state(scenario, skill, tools, where, report, manifest.references if manifest else None)
+            _check_gold(scenario, skill, tools, where, report, manifest, trace)
             coverage[skill.industry].add(scenario.path)
     if scenarios == 0:
         report.add("scenarios/", "no scenarios found")
     for industry in sorted(industries or coverage):
         missing = [p for p in SCENARIO_PATHS if p not in coverage.get(industry, set())]
         if missing:
-            report.add("benchmark.yaml", f"industry {industry!r} has no scenario for path(s) {', '.join(missing)}")
+            report.add("benchmark.yaml", f"industry {industry!r} has no scenario for path(s) {', '.join(missing)}", rule="every_path_per_industry")
     report.counts = {"tools": len(tools), "skills": len(skills), "scenarios": scenarios, "industries": len(industries)}
     return report
 
@@ -347,4 +453,7 @@ def format_report(report: LintReport) -> Iterable[str]:
     yield from (str(problem) for problem in report.problems)
     counts = ", ".join(f"{n} {k}" for k, n in report.counts.items())
     verdict = "no problems" if not report.problems else f"{len(report.problems)} problem(s)"
+    if report.waived or report.waivers:
+        waived = ", ".join(f"{rule} ×{report.waived.get(rule, 0)}" for rule in report.waivers)
+        verdict += f"; waived by benchmark.yaml: {waived}"
     yield f"lint {report.name} ({counts}): {verdict}"

@@ -11,9 +11,19 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from skillbench.benchmark.integrity import dangling_references, schema_problem
-from skillbench.benchmark.schema import BenchmarkManifest, Scenario, ScenarioFile, Skill, ToolServer, ToolSpec
+from skillbench.benchmark.schema import (
+    BenchmarkManifest,
+    GoldBasis,
+    Scenario,
+    ScenarioFile,
+    Skill,
+    ToolServer,
+    ToolSpec,
+)
+from skillbench.benchmark.state import replay_actions
+from skillbench.benchmark.tool_code import code_tool_specs, load_tool_module
 from skillbench.benchmark.version import content_version
-from skillbench.core.errors import BenchmarkDataError, first_cause_first, spelling_hint
+from skillbench.core.errors import BenchmarkDataError, ToolError, first_cause_first, spelling_hint
 from skillbench.core.yamlfile import describe_yaml_error, load_yaml
 
 PACKAGED_DIR = Path(__file__).parent / "data"
@@ -106,6 +116,44 @@ def yaml_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.y*ml") if p.suffix in {".yaml", ".yml"}) if folder.is_dir() else []
 
 
+def python_files(folder: Path) -> list[Path]:
+    """The code-tool modules of a ``tools/`` folder (``tools/<server>.py``)."""
+    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_")) if folder.is_dir() else []
+
+
+def check_typed_state(scenario: Scenario, typed: dict[str, tuple[type[BaseModel], Path]], where: str) -> None:
+    """Validate ``initial_state`` records of the collections a tools module types (``COLLECTIONS``)."""
+    for collection, records in scenario.initial_state.items():
+        if collection not in typed:
+            continue
+        model, module = typed[collection]
+        for index, record in enumerate(records):
+            try:
+                model.model_validate(record)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                loc = ".".join(str(p) for p in err["loc"])
+                raise BenchmarkDataError(
+                    f"{where}.initial_state.{collection}.{index}.{loc}': {err['msg']} (records of {collection!r} are "
+                    f"{model.__name__} in {module.name}). Fix: correct the record."
+                ) from None
+
+
+def gold_basis(scenario: Scenario, tools: dict[str, ToolSpec], manifest: BenchmarkManifest, where: str) -> GoldBasis:
+    """The expected end state: the scenario's gold actions replayed on its initial state by the same tools."""
+    actions = scenario.gold_actions or []
+    for index, action in enumerate(actions):
+        if action.tool not in tools:
+            raise BenchmarkDataError(f"{where}.gold_actions.{index}.tool': {action.tool!r} is not in the catalogue (tools/).")
+    try:
+        expected = replay_actions(scenario.initial_state, tools, [(a.tool, a.arguments) for a in actions])
+    except ToolError as exc:
+        raise BenchmarkDataError(
+            f"{where}.gold_actions': {exc.message} on initial_state. Fix: correct the gold action or the state."
+        ) from None
+    return GoldBasis(expected_state=expected, volatile=manifest.volatile_fields)
+
+
 def load_benchmark(source: str | Path) -> Benchmark:
     """Load and cross-check a benchmark folder (manifest, ``tools/``, ``skills/``, ``scenarios/``)."""
     return _load_cached(str(resolve_source(str(source))))
@@ -139,6 +187,20 @@ def _load_cached(root_str: str) -> Benchmark:
                 )
             tools[tool.name] = tool
             files[tool.name] = path
+    typed: dict[str, tuple[type[BaseModel], Path]] = {}  # collection → its record model, from a tools/*.py
+    for path in python_files(root / "tools"):
+        text = path.read_text(encoding="utf-8")
+        texts[f"tools/{path.name}"] = text
+        module = load_tool_module(path, text)
+        for tool in code_tool_specs(module):
+            if tool.name in tools:
+                raise BenchmarkDataError(f"{path}: tool {tool.name!r} is also defined in {files[tool.name]}. Fix: keep one.")
+            problem = schema_problem(tool.input_schema)
+            if problem:
+                raise BenchmarkDataError(f"{path}: tool {tool.name}: its input_schema {problem}. Fix: correct the signature.")
+            tools[tool.name] = tool
+            files[tool.name] = path
+        typed.update({name: (model, path) for name, model in module.collections.items()})
 
     industries = {industry.id for industry in manifest.industries}
     skills: dict[str, Skill] = {}
@@ -155,12 +217,16 @@ def _load_cached(root_str: str) -> Benchmark:
             if name not in tools:
                 raise BenchmarkDataError(f"{path}: field 'tools.{index}': tool {name!r} is not in the catalogue (tools/).")
         for index, step in enumerate(skill.steps):
-            for tool_index, name in enumerate(step.tools):
-                if name not in skill.tools:
-                    raise BenchmarkDataError(
-                        f"{path}: field 'steps.{index}.tools.{tool_index}': {name!r} is not in the skill's toolkit. "
-                        f"Fix: add it to 'tools' or remove it from the step."
-                    )
+            ways = [(f"steps.{index}.tools", step.tools)] + [
+                (f"steps.{index}.alternatives.{alt}.tools", way.tools) for alt, way in enumerate(step.alternatives)
+            ]
+            for where, names in ways:
+                for tool_index, name in enumerate(names):
+                    if name not in skill.tools:
+                        raise BenchmarkDataError(
+                            f"{path}: field '{where}.{tool_index}': {name!r} is not in the skill's toolkit. "
+                            f"Fix: add it to 'tools' or remove it from the step."
+                        )
         skills[skill.id] = skill
         files[skill.id] = path
 
@@ -182,6 +248,10 @@ def _load_cached(root_str: str) -> Benchmark:
                     raise BenchmarkDataError(
                         f"{where}.required_tools.{tool_index}': {name!r} is not in skill {skill.id!r}'s toolkit."
                     )
+            named = f"{path}: scenario {scenario.id}: field 'scenarios.{index}"
+            check_typed_state(scenario, typed, named)
+            if scenario.gold_actions is not None:
+                scenario._gold = gold_basis(scenario, tools, manifest, named)
             dangling = dangling_references(scenario.initial_state, manifest.references)
             if dangling:
                 raise BenchmarkDataError(

@@ -18,7 +18,14 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing.exceptions import Unresolvable
 
-from skillbench.benchmark.schema import Skill, State, StateExpectation, ToolSpec
+from skillbench.benchmark.schema import (
+    Skill,
+    State,
+    StateExpectation,
+    StepAlternative,
+    ToolSpec,
+    WorkflowStep,
+)
 from skillbench.benchmark.state import EnvironmentState
 from skillbench.core.errors import ToolError
 
@@ -148,7 +155,7 @@ def apply_effect(tool: ToolSpec, env: EnvironmentState, args: Mapping[str, Any])
                 else:
                     before = {name: copy.deepcopy(record[name]) for name in written if name in record}
                     change = Change(tool.name, op, effect.collection or "", match, written, before)
-        result = env.apply(effect, args)
+        result = env.apply_tool(tool, args)
     except ToolError as exc:
         return None, None, f"{tool.name}: {exc.message}"
     return result, change, None
@@ -158,7 +165,7 @@ def run_reference(
     skill: Skill,
     tools: Mapping[str, ToolSpec],
     *,
-    user_facts: Mapping[str, str],
+    user_facts: Mapping[str, Any],
     withheld: Collection[str] = (),
     initial_state: State,
     include: Collection[str] = (),
@@ -167,6 +174,7 @@ def run_reference(
     until_last_of: Collection[str] | None = None,
     validate: bool = True,
     hints: Hints | None = None,
+    requests: Sequence[Mapping[str, Any]] = (),
 ) -> Trace:
     """Run the skill's steps in order against a copy of ``initial_state``.
 
@@ -174,67 +182,89 @@ def run_reference(
     ``stop_before``: stop when this tool is reached (it keeps failing); ``until_last_of``: stop after
     the last step using one of these tools (a conversation that ends early, e.g. on a transfer);
     ``validate``: check each call's arguments against the tool's JSON Schema; ``hints``: how to tell
-    which of several returned records the caller means (see :class:`Hints`).
+    which of several returned records the caller means (see :class:`Hints`); ``requests``: the facts of
+    each of several requests (a multi-request scenario): the steps run once per request on the same
+    state, verification only on the first. A step with alternatives takes the first way whose facts the
+    caller has.
     """
     env = EnvironmentState(initial_state)  # a deep copy: the scenario's state never changes
     trace = Trace(state=env.collections)
-    known = _Known(hints)
-    asked: set[str] = set()
-    steps = [s for s in skill.steps if s.required or set(s.tools) & set(include)]
+    steps = [s for s in skill.steps if s.required or set(s.all_tools()) & set(include)]
     if until_last_of is not None:
-        last = max((i for i, s in enumerate(steps) if set(s.tools) & set(until_last_of)), default=-1)
+        last = max((i for i, s in enumerate(steps) if set(s.all_tools()) & set(until_last_of)), default=-1)
         steps = steps[: last + 1]
-    listed: list[list[dict[str, Any]]] = []  # records of each lookup so far (the options a caller may pick from)
-    for step in steps:
-        for fact in step.collects:
-            offered = _offered(fact, listed)
-            if offered is not None:
-                trace.options[fact] = offered
-                if fact in user_facts and str(user_facts[fact]) not in offered:
-                    trace.problems.append(
-                        f"step '{step.id}' asks for {fact!r}, which an earlier lookup offers as a choice among {offered[:4]}, "
-                        f"but the caller's value {user_facts[fact]!r} is not one of them; rename the fact or fix the state"
-                    )
-            if fact in user_facts and fact not in withheld:
-                asked.add(fact)
-            elif not known.distinct(fact):
-                trace.problems.append(
-                    f"step '{step.id}' asks for {fact!r}, which the caller does not have and no earlier tool returns"
-                )
-        for name in step.tools:
-            if name in skip:
-                continue
-            if name == stop_before:
-                trace.stopped_at = name
-                return trace
-            tool = tools.get(name)
-            if tool is None:
-                trace.problems.append(f"step '{step.id}' uses unknown tool {name!r}")
-                continue
-            args = _arguments(tool, step.id, user_facts, asked, known, trace.problems)
-            if args is None:
-                continue
-            try:
-                errors = sorted(e.message for e in _validator(tool).iter_errors(args)) if validate else []
-            except Unresolvable as exc:  # a broken $ref: the catalogue check names it; the call cannot be checked
-                errors = [f"its schema does not resolve ({exc})"]
-            if errors:
-                trace.problems.append(f"{name} (step '{step.id}'): arguments {args} fail its schema: {errors[0]}")
-            result, change, error = apply_effect(tool, env, args)
-            trace.calls.append((name, args))
-            if error:
-                trace.problems.append(f"{error} (step '{step.id}')")
-                continue
+    passes = [{**user_facts, **facts} for facts in requests] or [dict(user_facts)]
+    identity: list[Any] = []  # results of the verify step: they hold for every request of the call
+    for number, facts in enumerate(passes):
+        known = _Known(hints)
+        for result in identity:
             known.add(result)
-            if tool.effect.operation == "lookup" and result and result.get("records"):
-                listed.append(result["records"])
-            if change:
-                trace.changes.append(change)
-            if tool.effect.operation == "verify":
-                trace.verified = bool(result and result.get("verified"))
-                if not trace.verified:
-                    return trace  # an unverified caller gets nothing further
+        asked: set[str] = set()
+        listed: list[list[dict[str, Any]]] = []  # records of each lookup so far (the options a caller may pick from)
+        for step in steps:
+            if number and step.kind == "verify":
+                continue  # the caller is verified once per conversation
+            way = _choose_way(step, facts, withheld)
+            for fact in way.collects:
+                offered = _offered(fact, listed)
+                if offered is not None:
+                    trace.options[fact] = offered
+                    if fact in facts and str(facts[fact]) not in offered:
+                        trace.problems.append(
+                            f"step '{step.id}' asks for {fact!r}, which an earlier lookup offers as a choice among {offered[:4]}, "
+                            f"but the caller's value {facts[fact]!r} is not one of them; rename the fact or fix the state"
+                        )
+                if fact in facts and fact not in withheld:
+                    asked.add(fact)
+                elif not known.distinct(fact):
+                    trace.problems.append(
+                        f"step '{step.id}' asks for {fact!r}, which the caller does not have and no earlier tool returns"
+                    )
+            for name in way.tools:
+                if name in skip:
+                    continue
+                if name == stop_before:
+                    trace.stopped_at = name
+                    return trace
+                tool = tools.get(name)
+                if tool is None:
+                    trace.problems.append(f"step '{step.id}' uses unknown tool {name!r}")
+                    continue
+                args = _arguments(tool, step.id, facts, asked, known, trace.problems)
+                if args is None:
+                    continue
+                try:
+                    errors = sorted(e.message for e in _validator(tool).iter_errors(args)) if validate else []
+                except Unresolvable as exc:  # a broken $ref: the catalogue check names it; the call cannot be checked
+                    errors = [f"its schema does not resolve ({exc})"]
+                if errors:
+                    trace.problems.append(f"{name} (step '{step.id}'): arguments {args} fail its schema: {errors[0]}")
+                result, change, error = apply_effect(tool, env, args)
+                trace.calls.append((name, args))
+                if error:
+                    trace.problems.append(f"{error} (step '{step.id}')")
+                    continue
+                known.add(result)
+                if step.kind == "verify":
+                    identity.append(result)
+                if tool.effect.operation == "lookup" and result and result.get("records"):
+                    listed.append(result["records"])
+                if change:
+                    trace.changes.append(change)
+                if tool.effect.operation == "verify" or (step.kind == "verify" and tool.effect.operation == "code"):
+                    trace.verified = bool(result and result.get("verified"))
+                    if not trace.verified:
+                        return trace  # an unverified caller gets nothing further
     return trace
+
+
+def _choose_way(step: WorkflowStep, facts: Mapping[str, Any], withheld: Collection[str]) -> StepAlternative:
+    """The way through a step the caller's facts allow: the first whose collected facts the caller has."""
+    ways = step.ways() or [StepAlternative.model_construct(tools=[], collects=step.collects)]
+    for way in ways:
+        if all(fact in facts and fact not in withheld for fact in way.collects):
+            return way
+    return ways[0]
 
 
 def _offered(fact: str, listed: list[list[dict[str, Any]]]) -> list[str] | None:
@@ -254,7 +284,7 @@ def _offered(fact: str, listed: list[list[dict[str, Any]]]) -> list[str] | None:
 def _arguments(
     tool: ToolSpec,
     step_id: str,
-    facts: Mapping[str, str],
+    facts: Mapping[str, Any],
     asked: set[str],
     known: _Known,
     problems: list[str],

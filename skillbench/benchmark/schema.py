@@ -11,24 +11,51 @@ Conventions the engine relies on (``skillbench benchmark lint`` checks them):
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from skillbench.core.records import ExpectedOutcome, ScenarioPath
 
 State = dict[str, list[dict[str, Any]]]
 
+# A caller's fact or a tool argument: what JSON can hold (a string, number, boolean, list or mapping).
+Fact = str | int | float | bool | list[Any] | dict[str, Any]
+
 
 class Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Fields added after the first benchmarks were published: left out of a dump while they hold their
+    # default, so the dumps (and the rollout keys hashed from them) of benchmarks that do not use them
+    # stay byte-identical.
+    _OMIT_WHEN_DEFAULT: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        for name in self._OMIT_WHEN_DEFAULT:
+            field = type(self).model_fields[name]
+            if name in data and getattr(self, name) == field.get_default(call_default_factory=True):
+                del data[name]
+        return data
 
 
 class ToolEffect(Record):
     """How the stateful mock answers a tool from the scenario's environment state."""
 
-    operation: Literal["lookup", "get", "verify", "create", "update", "delete", "action"] = Field(
+    operation: Literal["lookup", "get", "verify", "create", "update", "delete", "action", "code"] = Field(
         description=(
+            "code: a Python function of the domain's tools/<server>.py answers (skillbench.benchmark.tool_code); "
             "lookup: records of `collection` matching `match` → {records, count}; "
             "get: the one matching record or a not-found error; "
             "verify: {verified: bool, ...`returns` fields of the matching record}; "
@@ -57,10 +84,22 @@ class ToolSpec(Record):
     effect: ToolEffect = Field(description="How the stateful mock answers this tool.")
     reads: list[str] = Field(default_factory=list, description="Environment collections this tool reads.")
     writes: list[str] = Field(default_factory=list, description="Environment collections this tool changes.")
+    code_version: str | None = Field(
+        None, description="code tools: hash of the module that implements it (set at load), so a changed function changes every key."
+    )
+
+    _OMIT_WHEN_DEFAULT = ("code_version",)
+    # The Python function of a code tool (set by the loader); None for declarative effects.
+    _implementation: Callable[..., Any] | None = PrivateAttr(None)
 
     @property
     def server(self) -> str:
         return self.name.split(".", 1)[0]
+
+    @property
+    def implementation(self) -> Callable[..., Any] | None:
+        """The function that answers a code tool (``effect.operation == "code"``), else None."""
+        return self._implementation
 
     @field_validator("name")
     @classmethod
@@ -88,6 +127,13 @@ class ToolServer(Record):
 WorkflowStepKind = Literal["verify", "collect", "lookup", "act", "confirm", "inform", "escalate"]
 
 
+class StepAlternative(Record):
+    """Another way to complete a step: its own tools and the facts they need."""
+
+    tools: list[str] = Field(min_length=1, description="Tools this way uses (from the skill's toolkit).")
+    collects: list[str] = Field(default_factory=list, description="Facts the agent must obtain from the caller this way.")
+
+
 class WorkflowStep(Record):
     """One step of a skill's structured workflow, used by the rule checks and the offline agents."""
 
@@ -97,6 +143,24 @@ class WorkflowStep(Record):
     tools: list[str] = Field(default_factory=list, description="Tools this step uses (from the skill's toolkit).")
     collects: list[str] = Field(default_factory=list, description="Facts the agent must obtain from the caller.")
     required: bool = Field(True, description="False for steps that only apply in some conversations.")
+    alternatives: list[StepAlternative] = Field(
+        default_factory=list,
+        description=(
+            "Other ways to complete the step (e.g. verify by e-mail, or by name and zip code): the step is done "
+            "when its own tools, or one alternative's, succeed with the facts that way collects."
+        ),
+    )
+
+    _OMIT_WHEN_DEFAULT = ("alternatives",)
+
+    def ways(self) -> list[StepAlternative]:
+        """Every way to complete the step, its own tools and collects first."""
+        own = [StepAlternative(tools=self.tools, collects=self.collects)] if self.tools else []
+        return own + list(self.alternatives)
+
+    def all_tools(self) -> list[str]:
+        """The tools of every way, in order, once each."""
+        return list(dict.fromkeys(name for way in self.ways() for name in way.tools))
 
 
 class Skill(Record):
@@ -148,6 +212,25 @@ def _has_fields(record: dict[str, Any], fields: dict[str, Any]) -> bool:
     return all(key in record and str(record[key]) == str(value) for key, value in fields.items())
 
 
+class GoldAction(Record):
+    """One write a correct conversation makes: the tool and the arguments that bind it."""
+
+    tool: str = Field(description="Tool name, e.g. 'shop.cancel_order'.")
+    arguments: dict[str, Fact] = Field(
+        default_factory=dict,
+        description="The arguments that decide the effect (free text the agent composes may be left out).",
+    )
+
+
+class CallerRequest(Record):
+    """One of several requests a caller makes in one conversation, with the facts that bind it."""
+
+    goal: str = Field(description="The request in the caller's own voice (the first is usually the objective).")
+    facts: dict[str, Fact] = Field(
+        default_factory=dict, description="Facts for this request only (e.g. its order_id); they win over user_facts."
+    )
+
+
 class Scenario(Record):
     """One test case: a caller with a goal, facts and persona, against a skill and an environment."""
 
@@ -157,7 +240,10 @@ class Scenario(Record):
     title: str = Field(description="One line a person can scan in a report.")
     objective: str = Field(description="What the caller wants, in the caller's own voice.")
     persona: Persona
-    user_facts: dict[str, str] = Field(default_factory=dict, description="What the caller knows, keyed like tool arguments.")
+    user_facts: dict[str, Fact] = Field(
+        default_factory=dict,
+        description="What the caller knows, keyed like tool arguments: strings, numbers, booleans, lists or mappings.",
+    )
     withheld_facts: list[str] = Field(default_factory=list, description="Facts the caller does not have or will not give.")
     user_instructions: list[str] = Field(default_factory=list, description="Path-specific behaviour for the simulator.")
     initial_state: State = Field(default_factory=dict, description="Environment collections at the start.")
@@ -167,6 +253,44 @@ class Scenario(Record):
     success_criteria: list[str] = Field(min_length=1)
     expected_outcome: ExpectedOutcome = "success"
     tool_failures: dict[str, int] = Field(default_factory=dict, description="Tool → its first N calls fail (tool_failure path).")
+    requests: list[CallerRequest] = Field(
+        default_factory=list,
+        description=(
+            "Several requests in one conversation, handled one after another, each with its own facts "
+            "(cancel order A, then return items of order B). Empty: the objective is the one request."
+        ),
+    )
+    gold_actions: list[GoldAction] | None = Field(
+        None,
+        description=(
+            "The writes a correct conversation makes, in order. The expected end state is these replayed on "
+            "initial_state through the same tools; [] means nothing may change; null: not given."
+        ),
+    )
+
+    _OMIT_WHEN_DEFAULT = ("requests", "gold_actions")
+    # Set by the loader when gold_actions are given: the expected end state and the fields it ignores.
+    _gold: GoldBasis | None = PrivateAttr(None)
+
+    @property
+    def gold(self) -> GoldBasis | None:
+        """The expected end state computed from ``gold_actions`` at load (None without gold actions)."""
+        return self._gold
+
+    def facts_for(self, request: int | None) -> dict[str, Fact]:
+        """The caller's facts while making request ``request`` (its own facts win); all shared facts for None."""
+        if request is None or not self.requests:
+            return dict(self.user_facts)
+        return {**self.user_facts, **self.requests[request].facts}
+
+
+class GoldBasis(BaseModel):
+    """What the whole-state verdict compares a final state with."""
+
+    model_config = ConfigDict(frozen=True)
+
+    expected_state: State
+    volatile: dict[str, list[str]] = Field(default_factory=dict, description="Collection ('*': any) → fields ignored.")
 
 
 class ScenarioFile(Record):
@@ -185,6 +309,17 @@ class BenchmarkManifest(Record):
     version: str = "1"
     description: str = ""
     industries: list[Industry]
+    volatile_fields: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description=(
+            "Collection → fields the whole-state verdict ignores (generated ids, timestamps); '*' applies to "
+            "every collection."
+        ),
+    )
+    lint_waivers: dict[str, str] = Field(
+        default_factory=dict,
+        description="Lint convention rule → why it does not apply to this benchmark (skillbench benchmark lint --rules).",
+    )
     references: dict[str, str] = Field(
         default_factory=dict,
         description=(

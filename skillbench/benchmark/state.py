@@ -11,9 +11,12 @@ matched on, except by ``verify``, which needs all of them (a missing fact never 
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+from pydantic import BaseModel
 
 from skillbench.benchmark.schema import Scenario, State, ToolEffect, ToolSpec
 from skillbench.core.errors import ToolError
@@ -58,6 +61,62 @@ class EnvironmentState:
     def apply(self, effect: ToolEffect, arguments: Arguments, *, new_id: str | None = None) -> dict[str, Any]:
         """Run ``effect`` with ``arguments``; returns the tool's result. ``new_id`` fixes a created id."""
         return OPERATIONS[effect.operation](self, effect, arguments, new_id)
+
+    def apply_tool(self, tool: ToolSpec, arguments: Arguments, *, new_id: str | None = None) -> dict[str, Any]:
+        """Answer one call of ``tool``: its Python function (a code tool) or its declarative effect."""
+        function = tool.implementation
+        if tool.effect.operation != "code":
+            return self.apply(tool.effect, arguments, new_id=new_id)
+        if function is None:
+            raise ToolError("infra", f"the code tool {tool.name} has no implementation loaded")
+        try:
+            bound = inspect.signature(function).bind(self, **arguments)
+        except TypeError as exc:
+            raise ToolError("validation", f"Invalid arguments for {tool.name}: {exc}") from None
+        before = clone(self.collections)  # a refused or failed call leaves the state as it was
+        try:
+            result = function(*bound.args, **bound.kwargs)
+        except BaseException:
+            self.collections.clear()
+            self.collections.update(before)
+            raise
+        if isinstance(result, BaseModel):
+            result = result.model_dump(mode="json")
+        return result if isinstance(result, dict) else {"result": result}
+
+    # -- helpers for code tools (skillbench.benchmark.tool_code) -------------------------------
+
+    def table(self, collection: str) -> list[dict[str, Any]]:
+        """The records of ``collection`` (created empty if absent), to read or change in place."""
+        return self.collections.setdefault(collection, [])
+
+    def find(self, collection: str, **fields: Any) -> list[dict[str, Any]]:
+        """Records of ``collection`` whose fields equal ``fields`` (compared as strings, like ``match``)."""
+        return [r for r in self.collections.get(collection, []) if all(k in r and str(r[k]) == str(v) for k, v in fields.items())]
+
+    def one(self, collection: str, **fields: Any) -> dict[str, Any]:
+        """The single record matching ``fields``, else a ``not_found`` tool error naming the key."""
+        found = self.find(collection, **fields)
+        if len(found) == 1:
+            return found[0]
+        keys = ", ".join(f"{k}={v!r}" for k, v in fields.items()) or "(no key given)"
+        if not found:
+            raise ToolError("not_found", f"Not found: no {collection} record matches {keys}.")
+        raise ToolError("not_found", f"Ambiguous: {len(found)} {collection} records match {keys}; give a more specific key.")
+
+    def insert(self, collection: str, record: dict[str, Any]) -> dict[str, Any]:
+        """Append ``record`` to ``collection``; returns it."""
+        self.table(collection).append(record)
+        return record
+
+    def next_id(self, collection: str, id_field: str, prefix: str) -> str:
+        """``<prefix>-<n>``: n one past the collection's size, skipping ids already taken (as ``create`` does)."""
+        records = self.collections.get(collection, [])
+        taken = {str(record.get(id_field)) for record in records}
+        number = len(records) + 1
+        while f"{prefix}-{number}" in taken:
+            number += 1
+        return f"{prefix}-{number}"
 
     # -- helpers shared by the operations ------------------------------------------------------
 
@@ -187,7 +246,7 @@ def replay(initial_state: Mapping[str, list[dict[str, Any]]], tools: Mapping[str
         if spec is None:
             raise ToolError("infra", f"{call.name} ({call.call_id}) is not a tool of this toolkit: its effect is unknown")
         try:
-            state.apply(spec.effect, call.arguments, new_id=_logged_id(spec.effect, call.result))
+            state.apply_tool(spec, call.arguments, new_id=_logged_id(spec.effect, call.result))
         except ToolError as exc:
             raise ToolError(exc.kind, f"{call.name} ({call.call_id}) succeeded in the log, but on this state: {exc}") from None
     return state.snapshot()
@@ -208,3 +267,19 @@ def _logged_id(effect: ToolEffect, result: str) -> str | None:
     except ValueError:
         return None
     return created_id(effect, data) if isinstance(data, dict) else None
+
+
+def replay_actions(initial_state: Mapping[str, list[dict[str, Any]]], tools: Mapping[str, ToolSpec],
+                   actions: Iterable[tuple[str, Mapping[str, Any]]]) -> State:
+    """The state ``actions`` ((tool, arguments) in order) leave on ``initial_state``, through the same tool
+    implementations the mock serves. Raises :class:`ToolError` naming the action (1-based) that cannot happen."""
+    state = EnvironmentState(initial_state)
+    for number, (name, arguments) in enumerate(actions, start=1):
+        spec = tools.get(name)
+        if spec is None:
+            raise ToolError("unknown_tool", f"action {number}: {name} is not a tool of the catalogue")
+        try:
+            state.apply_tool(spec, dict(arguments))
+        except ToolError as exc:
+            raise ToolError(exc.kind, f"action {number} ({name}): {exc.message}") from None
+    return state.snapshot()

@@ -37,9 +37,10 @@ Outcome = Literal["success", "partial", "failure", "appropriately_transferred", 
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 ExpectedOutcome = Literal["success", "appropriately_transferred", "appropriately_out_of_scope"]
 
-ToolErrorKind = Literal["validation", "injected", "timeout", "unknown_tool", "not_found", "infra"]
-"""Why a mock tool call failed. The rule checks tell model mistakes (validation, unknown_tool, not_found)
-from environment faults (injected, timeout) and our own failures (infra) by this field."""
+ToolErrorKind = Literal["validation", "injected", "timeout", "unknown_tool", "not_found", "infra", "precondition"]
+"""Why a mock tool call failed. The rule checks tell model mistakes (validation, unknown_tool, not_found,
+precondition: a business rule a code tool enforces, e.g. cancel only while pending) from environment
+faults (injected, timeout) and our own failures (infra) by this field."""
 
 ErrorKind = Literal["infra", "judge"]
 """Why a row or verdict carries no score. infra: an endpoint or our own tooling failed (never scored,

@@ -389,7 +389,7 @@ def result_row(item: Imported, cfg: RunConfig) -> ResultRow:
         rollout_key=item.rollout.key, termination=item.rollout.termination, turns=item.rollout.turns,
         tool_calls=sum(1 for r in item.rollout.tool_calls if not r.control),
         tool_errors=sum(1 for r in item.rollout.tool_calls if r.is_error), rule_checks=checks,
-        rule_checks_version=rule_checks_version(), rule_passed=rule_based_pass(checks, cfg.pass_rule),
+        rule_checks_version=rule_checks_version(checks), rule_passed=rule_based_pass(checks, cfg.pass_rule),
         scores=human_scores(labels), judge_error=None if passed is not None else "no human label",
         passed=passed, fail_reasons=["human label: fail"] if passed is False else [], usage={}, rollout_s=0.0, judge_s=0.0,
     )

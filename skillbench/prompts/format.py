@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 HEADING = "# "  # a section heading line: '# Workflow steps'
 BULLET = "- "
@@ -27,6 +27,9 @@ STEP_LINE = "{index}. [{kind}] {instruction}"
 TOOLS_MARK = " (tools: {})"
 ASK_FOR_MARK = " (ask for: {})"
 OPTIONAL_MARK = " (only when it applies)"
+# Another way to complete the step (verify by e-mail, or by name and postcode); rendered only when a step has one.
+ALTERNATIVE_MARK = " (or tools: {})"
+ALTERNATIVE_ASK_FOR = "; ask for: {}"
 LIST_SEPARATOR = ", "
 
 
@@ -43,15 +46,29 @@ class StepView(Record):
     tools: list[str]
     collects: list[str]
     required: bool
+    alternatives: list[tuple[list[str], list[str]]] = Field(default_factory=list, description="other ways: (tools, collects)")
+
+    def ways(self) -> list[tuple[list[str], list[str]]]:
+        """Every way to complete the step, its own first."""
+        return ([(self.tools, self.collects)] if self.tools else []) + list(self.alternatives)
+
+    def all_tools(self) -> list[str]:
+        return list(dict.fromkeys(name for tools, _ in self.ways() for name in tools))
+
+
+def _alternative(tools: list[str], collects: list[str]) -> str:
+    way = LIST_SEPARATOR.join(tools) + (ALTERNATIVE_ASK_FOR.format(LIST_SEPARATOR.join(collects)) if collects else "")
+    return ALTERNATIVE_MARK.format(way)
 
 
 def render_step_line(index: int, kind: str, instruction: str, tools: Iterable[str], collects: Iterable[str] = (),
-                     required: bool = True) -> str:
+                     required: bool = True, alternatives: Iterable[tuple[Iterable[str], Iterable[str]]] = ()) -> str:
     tools, collects = list(tools), list(collects)
     return (
         STEP_LINE.format(index=index, kind=kind, instruction=instruction)
         + (TOOLS_MARK.format(LIST_SEPARATOR.join(tools)) if tools else "")
         + (ASK_FOR_MARK.format(LIST_SEPARATOR.join(collects)) if collects else "")
+        + "".join(_alternative(list(t), list(c)) for t, c in alternatives)
         + ("" if required else OPTIONAL_MARK)
     )
 
@@ -77,10 +94,25 @@ def parse_step_line(line: str) -> StepView | None:
     optional = rest.endswith(OPTIONAL_MARK.strip())
     if optional:
         rest = rest[: -len(OPTIONAL_MARK.strip())].rstrip()
+    alternatives: list[tuple[list[str], list[str]]] = []
+    while found := _ALTERNATIVE.search(rest):
+        alternatives.insert(0, (_items(found.group(1)), _items(found.group(2) or "")))
+        rest = rest[: found.start()]
     rest, collects = _trailing_list(rest, ASK_FOR_MARK)
     rest, tools = _trailing_list(rest, TOOLS_MARK)
     return StepView(index=int(match.group("index")), kind=match.group("kind"), instruction=rest.strip(), tools=tools,
-                    collects=collects, required=not optional)
+                    collects=collects, required=not optional, alternatives=alternatives)
+
+
+_ALTERNATIVE = re.compile(
+    r"\s*" + re.escape(ALTERNATIVE_MARK.strip()).replace(
+        re.escape("{}"), r"([^;)]*)(?:" + re.escape(ALTERNATIVE_ASK_FOR).replace(re.escape("{}"), r"([^)]*)") + ")?"
+    ) + "$"
+)
+
+
+def _items(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
 
 
 def is_step_line(line: str) -> bool:

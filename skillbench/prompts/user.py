@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
+
+from pydantic import Field
 
 from skillbench.benchmark.schema import Scenario, Skill
-from skillbench.prompts.format import Record, bullet_lines, labelled, section_starting, sections
+from skillbench.prompts.format import BULLET, Record, bullet_lines, labelled, section_starting, sections
 
 USER_PROMPT_VERSION = "user-v1"
 
@@ -17,13 +21,42 @@ FACTS_KNOWN = "Facts you know"
 FACTS_WITHHELD = "Facts you do not have"
 BEHAVIOUR = "How to behave"
 ENDING = "Ending"
+REQUESTS = "Your requests"
 USER_HEADINGS = (PERSONA, GOAL, FACTS_KNOWN, FACTS_WITHHELD, BEHAVIOUR, ENDING)
 STOP_SENTENCE = "reply with {stop_marker} alone."
 
 
+def fact_text(value: Any) -> str:
+    """A fact as the caller's prompt states it: a string as written, anything else (a list of item ids, a
+    number, a mapping) as JSON, so its structure survives."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def fact_value(text: str) -> Any:
+    """The inverse of :func:`fact_text`: JSON lists and mappings back as themselves, everything else a string."""
+    if text[:1] in "[{":
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _requests_block(scenario: Scenario) -> str:
+    """The several requests of a multi-request scenario, each with the facts that are its own ('' for one)."""
+    if not scenario.requests:
+        return ""
+    lines = [f"\n# {REQUESTS} (make them one at a time, in this order; when one is done and the agent asks if there is "
+             f"anything else, make the next; the facts under a request are for that request only)"]
+    for number, request in enumerate(scenario.requests, start=1):
+        lines.append(f"{number}. {request.goal}")
+        lines.extend(f"   - {key}: {fact_text(value)}" for key, value in request.facts.items())
+    return "\n".join(lines) + "\n"
+
+
 def render_user_prompt(scenario: Scenario, skill: Skill, stop_marker: str) -> str:
     persona = scenario.persona
-    facts = "\n".join(f"- {key}: {value}" for key, value in scenario.user_facts.items()) or "- (none)"
+    facts = "\n".join(f"- {key}: {fact_text(value)}" for key, value in scenario.user_facts.items()) or "- (none)"
     withheld = "\n".join(f"- {key}" for key in scenario.withheld_facts) or "- (none)"
     behaviour = "\n".join(f"- {item}" for item in scenario.user_instructions) or "- (none)"
     examples = "\n".join(f'- "{item}"' for item in persona.example_utterances) or "- (none)"
@@ -40,7 +73,7 @@ example utterances:
 
 # Your goal
 {scenario.objective}
-
+{_requests_block(scenario)}
 # Facts you know (give a fact only when the agent asks for it, exactly as written)
 {facts}
 
@@ -70,7 +103,8 @@ class UserPromptView(Record):
     motivation: str
     examples: list[str]
     objective: str
-    facts: dict[str, str]  # as listed; a key may also be withheld
+    facts: dict[str, Any]  # as listed (JSON values read back); a key may also be withheld
+    requests: list[tuple[str, dict[str, Any]]] = Field(default_factory=list, description="(goal, its own facts) of each request")
     withheld: list[str]
     behaviour: list[str]
     stop_marker: str | None
@@ -97,7 +131,15 @@ def parse_user_prompt(text: str) -> UserPromptView:
     for line in bullet_lines(section_starting(parts, FACTS_KNOWN)):
         key, _, value = line.partition(":")
         if key.strip():
-            facts[key.strip()] = value.strip()
+            facts[key.strip()] = fact_value(value.strip())
+    requests: list[tuple[str, dict[str, Any]]] = []
+    for line in section_starting(parts, REQUESTS).splitlines():
+        numbered = re.match(r"^\d+\.\s+(.*)$", line)
+        if numbered:
+            requests.append((numbered.group(1).strip(), {}))
+        elif requests and line.strip().startswith(BULLET.strip()):
+            key, _, value = line.strip()[1:].partition(":")
+            requests[-1][1][key.strip()] = fact_value(value.strip())
     stop = _STOP.search(section_starting(parts, ENDING))
     style, motivation = labelled(persona, "style"), labelled(persona, "motivation")
     return UserPromptView(
@@ -109,6 +151,7 @@ def parse_user_prompt(text: str) -> UserPromptView:
         examples=[_unquoted(item) for item in bullet_lines(persona)],
         objective=section_starting(parts, GOAL).strip(),
         facts=facts,
+        requests=requests,
         withheld=[item.strip() for item in bullet_lines(section_starting(parts, FACTS_WITHHELD))],
         behaviour=bullet_lines(section_starting(parts, BEHAVIOUR)),
         stop_marker=stop.group("stop") if stop else None,

@@ -192,7 +192,7 @@ def recheck_rows(job: Job) -> list[ResultRow]:
             why = problem or f"scenario {row.scenario_id} is not in benchmark {benchmark.manifest.name!r}"
             raise ReportError(f"cannot recheck {job.path} row {row.scenario_id}: {why}. Fix: rescore without --recheck.")
         checks = run_rule_checks(rollout, scenario, benchmark.skill_of(scenario))
-        rows.append(row.model_copy(update={"rule_checks": checks, "rule_checks_version": version}))
+        rows.append(row.model_copy(update={"rule_checks": checks, "rule_checks_version": rule_checks_version(checks)}))
     return rows
 
 

@@ -128,6 +128,10 @@ class AgentView:
     agent_texts: list[str] = field(default_factory=list)
     facts: dict[str, str] = field(default_factory=dict)
     unknown: set[str] = field(default_factory=set)
+    # Position of the caller message that began the request being handled now, when a caller makes a
+    # further request after the agent asked if there was anything else (-1: the first request). Calls
+    # and facts of earlier requests are set aside, but for the identity check, which holds all call long.
+    segment_start: int = -1
 
     # ---------------------------------------------------------------- basic questions
 
@@ -147,11 +151,14 @@ class AgentView:
     def last_agent_text(self) -> str:
         return self.agent_texts[-1] if self.agent_texts else ""
 
+    def _current(self, call: Call) -> bool:
+        return call.position > self.segment_start or call.name in self.verify_tools
+
     def ok_calls(self, name: str | None = None) -> list[Call]:
-        return [call for call in self.calls if call.ok and (name is None or call.name == name)]
+        return [call for call in self.calls if call.ok and (name is None or call.name == name) and self._current(call)]
 
     def calls_of(self, name: str) -> list[Call]:
-        return [call for call in self.calls if call.name == name]
+        return [call for call in self.calls if call.name == name and self._current(call)]
 
     def trailing_errors(self, name: str) -> int:
         """Failed calls of ``name`` since its last success."""
@@ -169,13 +176,20 @@ class AgentView:
         keys: list[str] = []
         for step in self.policy.steps:
             keys.extend(step.collects)
+            keys.extend(key for _, collects in step.alternatives for key in collects)
         for tool in self.tools.values():
             keys.extend(arg for arg in tool.properties if arg not in FREE_TEXT_ARGS)
         return list(dict.fromkeys(keys))
 
     @cached_property
     def verify_tools(self) -> list[str]:
-        return [tool for step in self.policy.steps if step.kind == "verify" for tool in step.tools]
+        return [tool for step in self.policy.steps if step.kind == "verify" for tool in step.all_tools()]
+
+    @cached_property
+    def verify_keys(self) -> set[str]:
+        """Facts any way of a verify step asks for: they identify the caller for the whole call."""
+        return {key for step in self.policy.steps if step.kind == "verify" for _, keys in step.ways() for key in keys} | {
+            key for step in self.policy.steps if step.kind == "verify" for key in step.collects}
 
     def verification(self) -> bool | None:
         """True once a verify tool said verified, False if the last verify answer said not, else None."""
@@ -292,6 +306,11 @@ class AgentView:
         return None
 
 
+_ANYTHING_ELSE = re.compile(r"\banything else\b", re.I)
+# How a caller opens a further request once the first is done ('Yes, one more thing: ...', 'Also, ...').
+_FURTHER_REQUEST = re.compile(r"^\s*(?:yes[,.!]?\s*|yeah[,.!]?\s*)?(?:one more thing|also|another thing|and also|i also)\b", re.I)
+
+
 def _caller_keys_and_options(view: AgentView, agent_text: str) -> tuple[list[str], dict[str, list[str]]]:
     asked = asked_keys(agent_text, view.candidate_keys)
     options: dict[str, list[str]] = {}
@@ -347,6 +366,10 @@ def read_agent_request(request: SimRequest) -> AgentView:
                 call.ok, call.data = parse_tool_result(call.text)
         elif role == "user":
             text = message_text(message)
+            if view.caller_texts and _ANYTHING_ELSE.search(last_agent_text) and _FURTHER_REQUEST.match(text):
+                view.segment_start = position
+                view.facts = {key: value for key, value in view.facts.items() if key in view.verify_keys}
+                view.unknown &= view.verify_keys
             view.caller_texts.append(text)
             view.events.append(Event("caller", position, text))
             asked, options = _caller_keys_and_options(view, last_agent_text) if last_agent_text else ([], {})

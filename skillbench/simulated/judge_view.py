@@ -42,6 +42,10 @@ class JudgedStep:
     instruction: str
     tools: list[str]
     required: bool
+    alternative_tools: list[str] = field(default_factory=list)  # tools of the step's other ways
+
+    def all_tools(self) -> list[str]:
+        return [*self.tools, *self.alternative_tools]
 
 
 @dataclass
@@ -91,7 +95,11 @@ def read_judge_prompt(text: str) -> JudgePrompt:
     prompt = JudgePrompt()
     prompt.toolkit = [tool_key(name) for name in view.toolkit]
     prompt.toolkit_given = view.toolkit_given
-    prompt.steps = [JudgedStep(s.index, s.kind, s.instruction, [tool_key(t) for t in s.tools], s.required) for s in view.steps]
+    prompt.steps = [
+        JudgedStep(s.index, s.kind, s.instruction, [tool_key(t) for t in s.tools], s.required,
+                   [tool_key(t) for tools, _ in s.alternatives for t in tools])
+        for s in view.steps
+    ]
     prompt.guardrails = list(view.guardrails)
     prompt.path = view.path
     # Not given (an imported conversation): no expectation to hold the ending against. A missing line (an older
@@ -174,9 +182,9 @@ def analyse(prompt: JudgePrompt) -> Findings:
     # An unknown toolkit holds every tool the agent called: none of them is outside it.
     toolkit = set(prompt.toolkit) if prompt.toolkit_given else {c.name for c in calls}
     verify_steps = [s for s in prompt.steps if s.kind == "verify"]
-    verify_tools = {t for s in verify_steps for t in s.tools}
+    verify_tools = {t for s in verify_steps for t in s.all_tools()}
     verify_index = verify_steps[0].index if verify_steps else 0
-    pre_verify_tools = {t for s in prompt.steps if s.index < verify_index for t in s.tools}
+    pre_verify_tools = {t for s in prompt.steps if s.index < verify_index for t in s.all_tools()}
 
     # The first successful verification; a failed one counts only if none succeeded before it.
     verified_at: int | None = None
@@ -203,7 +211,7 @@ def analyse(prompt: JudgePrompt) -> Findings:
     # workflow coverage: which required tool steps were completed, and in which order
     first_ok: dict[int, int] = {}
     for step in prompt.steps:
-        orders = [c.order for c in calls if c.ok and c.name in step.tools]
+        orders = [c.order for c in calls if c.ok and c.name in step.all_tools()]
         if orders:
             first_ok[step.index] = min(orders)
     sequence = [first_ok[i] for i in sorted(first_ok)]

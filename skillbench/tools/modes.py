@@ -65,8 +65,8 @@ RESPONSE_MODES: Registry[ResponseMode] = Registry("mock response mode")
 
 @RESPONSE_MODES.register("stateful")
 async def stateful(ctx: MockContext, tool: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Answers from, and writes to, the scenario's environment state by the tool's ``effect``."""
-    return ctx.state.apply(tool.effect, arguments)
+    """Answers from, and writes to, the scenario's environment state by the tool's ``effect`` (or its code)."""
+    return ctx.state.apply_tool(tool, arguments)
 
 
 @RESPONSE_MODES.register("static")
@@ -83,6 +83,8 @@ async def llm(ctx: MockContext, tool: ToolSpec, arguments: dict[str, Any]) -> di
     Writes also go to the environment state by the tool's ``effect`` (when the model reports success),
     so later calls and the final-state checks see them; a created id the model chose is kept.
     """
+    if tool.effect.operation == "code":
+        return ctx.state.apply_tool(tool, arguments)  # the domain's code is the truth; no model writes it
     prompts = tool_result
     block, collections = _prompt_parts(tool)
     messages = prompts.render_tool_result_messages(block, arguments, ctx.state.view(collections))

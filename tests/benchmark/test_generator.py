@@ -12,7 +12,6 @@ import yaml
 
 from skillbench.benchmark import SCENARIO_PATHS, load_benchmark, select_scenarios
 from skillbench.benchmark.cli import benchmark_main
-from skillbench.benchmark.generator.catalogue import effect
 from skillbench.benchmark.generator.domains import DOMAINS_DIR, industry_ids, read_servers, read_skills
 from skillbench.benchmark.generator.generate import (
     BUILT_WITH_FAKER,
@@ -22,7 +21,6 @@ from skillbench.benchmark.generator.generate import (
     differences,
     write_benchmark,
 )
-from skillbench.benchmark.generator.model import EffectDef
 from skillbench.benchmark.generator.writer import dump
 from skillbench.benchmark.reference import holds, run_reference
 from skillbench.benchmark.state import EnvironmentState
@@ -167,21 +165,6 @@ def test_misspelt_key_in_servers_yaml_names_file_field_and_fix(tmp_path: Path) -
     message = str(caught.value)
     assert str(path) in message and "field 'servers.0.tools.1.descripton'" in message
     assert "rename 'descripton' to 'description'" in message
-
-
-def test_effect_constants_are_spelt_as_in_the_benchmark_format_and_the_old_const_still_reads() -> None:
-    new = EffectDef(kind="update", collection="fees", match="fee_id", set_const={"refunded": "yes"})
-    with pytest.warns(FutureWarning, match="'const' is deprecated: write 'set_const'"):
-        old = EffectDef.model_validate({"kind": "update", "collection": "fees", "match": "fee_id",
-                                        "const": {"refunded": "yes"}})
-    assert effect(old) == effect(new) and effect(new).set_const == {"refunded": "yes"}
-    with pytest.warns(FutureWarning, match="write 'result'"):
-        action = EffectDef.model_validate({"kind": "action", "const": {"status": "sent"}})
-    assert effect(action).result == {"status": "sent"} and not effect(action).set_const
-    with pytest.raises(ValueError, match="constants go in result"):
-        EffectDef(kind="action", set_const={"status": "sent"})
-    templates = "".join(p.read_text() for p in DOMAINS_DIR.glob("*/servers.yaml"))
-    assert "set_const:" in templates and not re.search(r"(?<![_\w])const:", templates)  # migrated
 
 
 def test_completed_scenarios_reach_their_target_on_the_stateful_mock(built: BuiltBenchmark) -> None:

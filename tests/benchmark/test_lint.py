@@ -11,7 +11,7 @@ import yaml
 
 from skillbench.benchmark.cli import benchmark_main
 from skillbench.benchmark.generator.generate import BuiltBenchmark, build_benchmark, write_benchmark
-from skillbench.benchmark.lint import lint_benchmark
+from skillbench.benchmark.lint import CONVENTIONS, format_report, lint_benchmark
 from skillbench.benchmark.schema import BenchmarkManifest
 
 
@@ -128,7 +128,21 @@ def test_path_missing_in_an_industry(mini: Path) -> None:
     for path in (mini / "scenarios").glob("*.yaml"):
         _edit(path, lambda d: d.__setitem__("scenarios", [s for s in d["scenarios"] if s["path"] != "transfer"]))
     problems = _messages(mini)
-    assert "benchmark.yaml: industry 'telecommunications' has no scenario for path(s) transfer" in problems
+    assert ("benchmark.yaml: industry 'telecommunications' has no scenario for path(s) transfer "
+            "[rule every_path_per_industry]") in problems
+
+
+def test_a_convention_waived_by_name_in_the_manifest_is_not_a_problem(mini: Path) -> None:
+    for path in (mini / "scenarios").glob("*.yaml"):
+        _edit(path, lambda d: d.__setitem__("scenarios", [s for s in d["scenarios"] if s["path"] != "transfer"]))
+    _edit(mini / "benchmark.yaml", lambda d: d.__setitem__(
+        "lint_waivers", {"every_path_per_industry": "this domain has no transfer path", "no_such_rule": "x"}))
+    report = lint_benchmark(mini)
+    assert report.waived == {"every_path_per_industry": 1}
+    assert [str(p) for p in report.problems] == [
+        "benchmark.yaml: lint_waivers: 'no_such_rule' is not a convention rule; waivable: " + ", ".join(CONVENTIONS)
+    ]
+    assert "waived by benchmark.yaml: every_path_per_industry ×1" in list(format_report(report))[-1]
 
 
 def test_outcome_that_contradicts_the_path(mini: Path) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import random
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -66,11 +65,8 @@ class EffectDef(Template):
     collection: str | None = Field(None, description="Environment collection read or written (action: optional).")
     match: str = Field("", description='Record field = argument pairs the record must equal, e.g. "account_id payee_name=cancel_payee".')
     set: str = Field("", description="create/update: record field = argument pairs written.")
-    set_const: dict[str, Any] = Field(
-        default_factory=dict, description="create/update: constant fields written (as the benchmark format's set_const)."
-    )
-    result: dict[str, Any] = Field(
-        default_factory=dict, description="action: constant fields of the result (as the benchmark format's result)."
+    const: dict[str, Any] = Field(
+        default_factory=dict, description="create/update: constant fields written; action: constant fields of the result."
     )
     id_field: str | None = Field(None, description="create: the generated id field.")
     prefix: str | None = Field(None, description="create: prefix of generated ids, e.g. RFD.")
@@ -78,26 +74,8 @@ class EffectDef(Template):
         None, description='verify/action: record fields echoed in the result (verify default: "customer_id full_name").'
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _old_const(cls, data: Any) -> Any:
-        """``const`` was this notation's name for what the benchmark format calls ``set_const`` (create/update)
-        and ``result`` (action); it is still read, with a deprecation warning naming the new key."""
-        if isinstance(data, dict) and "const" in data:
-            new = "result" if data.get("kind") == "action" else "set_const"
-            if new in data:
-                raise ValueError(f"give the constants once: {new} (const is its old name)")
-            warnings.warn(f"effect key 'const' is deprecated: write '{new}' (the benchmark format's name)",
-                          FutureWarning, stacklevel=2)
-            data = {**{k: v for k, v in data.items() if k != "const"}, new: data["const"]}
-        return data
-
     @model_validator(mode="after")
     def _fits_kind(self) -> EffectDef:
-        if self.kind == "action" and self.set_const:
-            raise ValueError("an action effect writes no record: its constants go in result, not set_const")
-        if self.kind != "action" and self.result:
-            raise ValueError(f"result holds an action's constant result; a {self.kind} effect writes set_const")
         needs = {"get": ("collection", "match"), "verify": ("collection", "match"), "update": ("collection", "match"),
                  "delete": ("collection", "match"), "lookup": ("collection",), "create": ("collection", "id_field", "prefix")}
         missing = [name for name in needs.get(self.kind, ()) if not getattr(self, name)]

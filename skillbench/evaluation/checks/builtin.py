@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from skillbench.benchmark.gold import describe_action, match_gold_actions, state_differences
 from skillbench.core import paths
 from skillbench.core.records import PROPER_ENDINGS
 from skillbench.evaluation.checks.registry import CheckContext, CheckResult, rule_check
@@ -86,10 +87,10 @@ def _says_verified(result: str) -> bool:
 def verified_before_write(ctx: CheckContext) -> CheckResult | None:
     """Guardrail: no state-changing or disclosing step's tool succeeds before a verification succeeded."""
     steps = ctx.skill.steps
-    verify_tools = {tool for step in steps if step.kind == "verify" for tool in step.tools}
+    verify_tools = {tool for step in steps if step.kind == "verify" for tool in step.all_tools()}
     if not verify_tools:
         return None
-    gated = {tool for step in steps if step.kind in {"act", "lookup"} for tool in step.tools} - verify_tools
+    gated = {tool for step in steps if step.kind in {"act", "lookup"} for tool in step.all_tools()} - verify_tools
     verified = False
     for record in ctx.rollout.tool_calls:
         if record.name in verify_tools and not record.is_error and _says_verified(record.result):
@@ -136,3 +137,30 @@ def outcome_matches_expected(ctx: CheckContext) -> CheckResult | None:
     if ended == "user_ended":
         return _user_ended(ctx)
     return CheckResult(passed=ended == wanted, detail=f"expected {expected} (ends {wanted}); ended {ended}")
+
+
+# -- gold actions (scenarios that list them; conditional: other rows keep their rule_checks_version) --------
+
+
+@rule_check("end_state_matches_gold", hard=False, conditional=True)
+def end_state_matches_gold(ctx: CheckContext) -> CheckResult | None:
+    """The whole final state equals the one the gold actions produce (volatile fields ignored)."""
+    gold = ctx.scenario.gold
+    if gold is None:
+        return None
+    differences = state_differences(ctx.rollout.final_state, gold.expected_state, gold.volatile)
+    return CheckResult(passed=not differences, detail="; ".join(differences) or "the whole state matches")
+
+
+@rule_check("gold_actions_performed", hard=False, conditional=True)
+def gold_actions_performed(ctx: CheckContext) -> CheckResult | None:
+    """Which gold actions a successful call performed with matching arguments."""
+    actions = ctx.scenario.gold_actions
+    if actions is None or ctx.scenario.gold is None:
+        return None
+    calls = [(r.name, r.arguments) for r in ctx.rollout.tool_calls if not r.control and not r.is_error]
+    matched = match_gold_actions(actions, calls)
+    missing = [describe_action(action) for action, hit in zip(actions, matched, strict=True) if hit is None]
+    done = len(actions) - len(missing)
+    detail = f"{done}/{len(actions)} performed" + (f"; missing: {'; '.join(missing)}" if missing else "")
+    return CheckResult(passed=not missing, detail=detail if actions else "none expected")

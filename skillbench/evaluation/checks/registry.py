@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from skillbench.benchmark.schema import Scenario, Skill
@@ -44,19 +44,23 @@ class RegisteredCheck:
     fn: CheckFn
     hard: bool
     version: str
+    conditional: bool = False  # applies only to scenarios using an optional feature (listed only where it ran)
 
 
 RULE_CHECKS: Registry[RegisteredCheck] = Registry("rule check")
 
 
-def rule_check(name: str, *, hard: bool, version: str = "1") -> Callable[[CheckFn], CheckFn]:
+def rule_check(name: str, *, hard: bool, version: str = "1", conditional: bool = False) -> Callable[[CheckFn], CheckFn]:
     """Register a rule check. ``hard``: its default hardness (a pass rule's ``hard_checks`` may override it).
 
     Bump ``version`` when the check's logic changes, so result rows tell old and new findings apart.
+    ``conditional``: the check applies only to scenarios that use an optional feature (e.g. gold actions)
+    and enters :func:`rule_checks_version` only for rows it produced, so rows of benchmarks without the
+    feature keep the version they had before the check existed.
     """
 
     def decorator(fn: CheckFn) -> CheckFn:
-        RULE_CHECKS.register(name)(RegisteredCheck(name=name, fn=fn, hard=hard, version=version))
+        RULE_CHECKS.register(name)(RegisteredCheck(name=name, fn=fn, hard=hard, version=version, conditional=conditional))
         return fn
 
     return decorator
@@ -74,8 +78,10 @@ def run_rule_checks(rollout: Rollout, scenario: Scenario, skill: Skill) -> list[
     return checks
 
 
-def rule_checks_version() -> str:
+def rule_checks_version(checks: Iterable[RuleCheck] = ()) -> str:
     """A short hash of the registered (name, version, default hardness) list: rows from different check
-    sets carry different values."""
-    listing = [[check.name, check.version, check.hard] for check in RULE_CHECKS.values()]
+    sets carry different values. A conditional check is listed only when ``checks`` (a row's) hold it."""
+    ran = {check.name for check in checks}
+    listing = [[check.name, check.version, check.hard] for check in RULE_CHECKS.values()
+               if not check.conditional or check.name in ran]
     return hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:12]

@@ -45,14 +45,35 @@ _ESCALATION_SYNONYMS: dict[str, tuple[str, ...]] = vocabulary_phrases("escalatio
 
 
 
+# A failed call whose text states a rule ('only an open loan can be changed', 'already been extended once'):
+# the system's answer, not a fault; a retry gets the same answer.
+_REFUSED_BY_RULE = re.compile(r"\b(only (?:an? |one )?\w+|already been|is not allowed|not permitted|cannot be|can't be)\b", re.I)
+
+
+def typed_value(value: str, schema: dict[str, Any]) -> Any:
+    """A value read from the conversation as the argument's JSON type wants it: 'T-104 and T-233' as a list
+    for an array, '7' as a number for an integer; a value that does not read as that type stays a string."""
+    kind = schema.get("type")
+    if kind == "array" and isinstance(value, str):
+        items = [item.strip().strip(".") for item in re.split(r",\s*(?:and\s+)?|\s+and\s+|\s*;\s*", value) if item.strip()]
+        return [typed_value(item, schema.get("items") or {}) for item in items]
+    if kind in {"integer", "number"} and isinstance(value, str):
+        found = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*(?:days?|nights?|weeks?)?\s*", value)
+        if found:
+            number = float(found.group(1))
+            return int(number) if kind == "integer" or number.is_integer() else number
+    return value
+
+
 class PolicyFollower(Lapses, Phrasing):
     """The careful procedure over the workflow steps of the system prompt; a drawn lapse turns a branch off."""
 
     def closing_asked(self) -> bool:
         """The agent has said its closing question and nothing has been done since."""
         view = self.view
-        last_write = max((call.position for call in view.calls if self._is_write(call.name) and call.ok), default=-1)
-        return any(event.kind == "agent" and CLOSING in event.text and event.position > last_write for event in view.events)
+        last_write = max((call.position for call in view.ok_calls() if self._is_write(call.name)), default=-1)
+        since = max(last_write, view.segment_start)
+        return any(event.kind == "agent" and CLOSING in event.text and event.position > since for event in view.events)
 
     def decide(self) -> SimReply:
         view = self.view
@@ -159,9 +180,12 @@ class PolicyFollower(Lapses, Phrasing):
             return self.inform(step)
         if not step.required and not self.optional_applies(step):
             return False
+        tools, collects = step.tools, step.collects
+        if step.alternatives:
+            tools, collects = self.choose_way(step)
         # 1. facts the step collects from the caller
-        missing = [key for key in step.collects if not self.have(key)]
-        for key in step.collects:
+        missing = [key for key in collects if not self.have(key)]
+        for key in collects:
             if key in view.facts and not self.lapse("ask_all"):
                 found = view.options_for(key, before_step=step)
                 if found and found[0] and view.facts[key] not in found[0]:
@@ -170,7 +194,7 @@ class PolicyFollower(Lapses, Phrasing):
         if missing:
             return self.collect(step, missing)
         # 2. the step's tools, in order
-        for name in step.tools:
+        for name in tools:
             if name not in view.tools:
                 continue
             if view.ok_calls(name):
@@ -195,7 +219,7 @@ class PolicyFollower(Lapses, Phrasing):
                     return True
             self.call(name, arguments)
             return True
-        if step.kind == "act" and self.lapse("end_early") and any(self._is_write(n) and view.ok_calls(n) for n in step.tools):
+        if step.kind == "act" and self.lapse("end_early") and any(self._is_write(n) and view.ok_calls(n) for n in tools):
             self.draft.say("Done! That's all sorted.")
             self.end("resolved", self.summary())
             return True
@@ -203,6 +227,21 @@ class PolicyFollower(Lapses, Phrasing):
         if step.kind == "lookup":
             return self.after_lookup(step)
         return False
+
+    def choose_way(self, step: Step) -> tuple[list[str], list[str]]:
+        """The way through a step with alternatives: the one already taken, else the first whose facts are in
+        hand, else the first the caller has not said they cannot give (asking for its facts, at most two at a
+        time; a caller who does not know their e-mail is then asked for the next way's facts)."""
+        view = self.view
+        ways = step.ways()
+        for tools, collects in ways:
+            if any(view.calls_of(name) for name in tools):
+                return tools, collects
+        for tools, collects in ways:
+            if all(self.have(key) for key in collects):
+                return tools, collects
+        possible = [(tools, collects) for tools, collects in ways if not any(key in view.unknown for key in collects)]
+        return possible[0] if possible else ways[0]
 
     def missing_arguments(self, step: Step, absent: list[str]) -> bool:
         view = self.view
@@ -294,7 +333,7 @@ class PolicyFollower(Lapses, Phrasing):
             if value is not None and tool.is_write and not tool.is_notify and self.lapse("wrong_record"):
                 value = self.wrong_record_value(arg, step.instruction) or value
             if value is not None:
-                arguments[arg] = value
+                arguments[arg] = typed_value(value, tool.properties.get(arg, {}))
             elif arg in tool.required:
                 absent.append(arg)
         return arguments, absent
@@ -317,6 +356,10 @@ class PolicyFollower(Lapses, Phrasing):
         view = self.view
         errors = view.trailing_errors(name)
         last = view.calls_of(name)[-1]
+        refusal = _REFUSED_BY_RULE.search(last.text or "")
+        if refusal and not self.lapse("retry_forever"):
+            # The system refused under a business rule (not a fault): retrying cannot help; say why and stop.
+            return self.condition_failed(step, name, (last.text or "").strip().rstrip("."))
         if self.lapse("claim_on_failure"):
             self.draft.say(f"All done: {self.describe_action(last)}. {CLOSING}")
             return True

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from skillbench.prompts.user import parse_user_prompt
 from skillbench.simulated.base import SIM_MODELS, SimReply, SimRequest
@@ -21,6 +22,7 @@ from skillbench.simulated.reading import (
     asked_keys,
     content_stems,
     is_refusal,
+    join_words,
     message_text,
     plain,
     sentences,
@@ -47,7 +49,8 @@ class CallerBrief:
     label: str = "neutral"
     examples: list[str] = field(default_factory=list)
     goal: str = ""
-    facts: dict[str, str] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+    requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # several requests, in order
     withheld: list[str] = field(default_factory=list)
     says: list[str] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)
@@ -113,6 +116,7 @@ def read_user_prompt(text: str, stop_default: str = DEFAULT_STOP) -> CallerBrief
     brief.examples = [item.strip('"') for item in view.examples]
     brief.goal = view.objective
     brief.facts = dict(view.facts)
+    brief.requests = list(view.requests)
     brief.withheld = list(view.withheld)
     for key in brief.withheld:
         brief.facts.pop(key, None)
@@ -178,7 +182,8 @@ class Voice:
             "neutral": "Hi. " + goal,
         }[self.label]
 
-    def facts(self, items: list[tuple[str, str]]) -> str:
+    def facts(self, items: list[tuple[str, Any]]) -> str:
+        items = [(key, spoken(value)) for key, value in items]
         if self.label == "efficient":
             return ", ".join(f"{plain(k).capitalize() if i == 0 else plain(k)} {v}" for i, (k, v) in enumerate(items)) + "."
         said = " and ".join(f"my {plain(k)} is {v}" for k, v in items)
@@ -269,6 +274,18 @@ def _available_items(text: str) -> list[str]:
     return [item.strip() for item in found.group(1).split(";")] if found else []
 
 
+def spoken(value: Any) -> str:
+    """A fact as said aloud: a list as 'T-104 and T-233', anything else as written."""
+    if isinstance(value, list):
+        return join_words([spoken(item) for item in value])
+    if isinstance(value, dict):
+        return join_words([f"{plain(str(k))} {spoken(v)}" for k, v in value.items()])
+    return str(value)
+
+
+NEXT_REQUEST = "Yes, one more thing: "
+
+
 class _Caller:
     def __init__(self, request: SimRequest) -> None:
         system = next((message_text(m) for m in request.messages if m.get("role") == "system"), "")
@@ -291,6 +308,9 @@ class _Caller:
         index = len(self.mine) - 1  # scripted lines start with the second message
         if index < len(brief.says):
             return brief.says[index]
+        upcoming = self.request_index() + 1
+        if upcoming < len(brief.requests) and _CLOSING.search(agent) and not _ENDED.search(agent):
+            return NEXT_REQUEST + brief.requests[upcoming][0]
         for rule in brief.rules:
             if rule.utterance not in self.mine and _condition_met(rule, agent):
                 return rule.utterance
@@ -314,11 +334,23 @@ class _Caller:
         restated = self.voice.restate(brief.goal)
         return restated if restated not in self.mine else brief.stop
 
+    def request_index(self) -> int:
+        """Which of several requests the caller is making now (0: the first, said in the opening)."""
+        made = [i for i, (goal, _) in enumerate(self.brief.requests) if i and any(NEXT_REQUEST + goal == m for m in self.mine)]
+        return max(made, default=0)
+
+    def current_facts(self) -> dict[str, Any]:
+        """The facts in play: the shared ones, and those of the request being made (they win)."""
+        if not self.brief.requests:
+            return self.brief.facts
+        return {**self.brief.facts, **self.brief.requests[self.request_index()][1]}
+
     def answer(self, agent: str) -> str | None:
         brief = self.brief
-        keys = list(brief.facts) + brief.withheld
+        facts = self.current_facts()
+        keys = list(facts) + brief.withheld
         asked = asked_keys(agent, keys)
-        known = [(key, brief.facts[key]) for key in asked if key in brief.facts]
+        known = [(key, facts[key]) for key in asked if key in facts]
         unknown = [key for key in asked if key in brief.withheld]
         parts: list[str] = []
         if known:
@@ -329,8 +361,8 @@ class _Caller:
             return " ".join(parts)
         if _IDENTITY_REQUEST.search(agent) and "?" in agent:
             # 'Can you confirm your identity?' names no fact: offer the ones that identify a caller.
-            identity = [(key, value) for key, value in brief.facts.items() if _IDENTITY_KEYS.search(key)][:2]
-            if identity and not all(value in " ".join(self.mine) for _, value in identity):
+            identity = [(key, value) for key, value in facts.items() if _IDENTITY_KEYS.search(key)][:2]
+            if identity and not all(spoken(value) in " ".join(self.mine) for _, value in identity):
                 return self.voice.facts(identity)
         if any(s.rstrip().endswith("?") and re.search(r"\byour\b", s, re.I) for s in sentences(agent)) and not _CLOSING.search(agent) and not _YES_NO.search(agent):
             return self.voice.unanswerable()
@@ -341,12 +373,14 @@ class _Caller:
         brief = self.brief
         items = _numbered_items(agent) or _available_items(agent)
         offered = set(value_tokens(agent))
-        for value in brief.facts.values():
+        for value in self.current_facts().values():
+            if not isinstance(value, str):
+                continue
             if value in offered and (items or re.search(r"\bwhich\b", agent, re.I)) and not any(value in m for m in self.mine):
                 return self.voice.choose(value)
         if not items:
             return None
-        wanted = set(content_stems(" ".join([brief.goal, *brief.behaviour, *brief.aliases, *brief.facts.values()])))
+        wanted = set(content_stems(" ".join([brief.goal, *brief.behaviour, *brief.aliases, *map(spoken, brief.facts.values())])))
         scored = [(len(wanted & set(content_stems(item))), -index, item) for index, item in enumerate(items)]
         best = max(scored)
         ordinal = ["first", "second", "third", "fourth", "fifth", "sixth"][-best[1]] if -best[1] < 6 else "last"
