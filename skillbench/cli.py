@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mine": ("skillbench.mining.cli:mine_main", "mine workflows from transcripts into a benchmark (docs/pipeline.md)"),
     "import": ("skillbench.lab.import_cli:import_main", "import transcripts produced elsewhere as a run folder"),
     "judges": ("skillbench.lab.cli:judges_main", "judge validity lab: measure judges on transcripts with known labels"),
+    "view": ("skillbench.view.cli:view_main", "browse conversations, rule checks and judges' readings in the terminal"),
 }
 
 
