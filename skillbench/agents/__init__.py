@@ -5,6 +5,7 @@ call per reply. See docs/agents.md.
 """
 
 from skillbench.agents.llm import LLMAgent
+from skillbench.agents.program import AGENTS, register_agent
 from skillbench.agents.protocol import (
     MAIN_MODEL,
     Agent,
@@ -18,6 +19,7 @@ from skillbench.agents.protocol import (
 )
 
 __all__ = [
+    "AGENTS",
     "MAIN_MODEL",
     "Agent",
     "AgentModels",
@@ -27,5 +29,6 @@ __all__ = [
     "as_agent_reply",
     "last_user_text",
     "openai_message",
+    "register_agent",
     "unusable_reply",
 ]

@@ -21,6 +21,19 @@ from skillbench.core.registry import Registry
 AGENTS: Registry[Any] = Registry("agent program")
 """Agent programs registered by name (plug-ins: ``package/name``); ``agent.program._target_`` may name one."""
 
+
+
+def register_agent(name: str) -> Any:
+    """Register an agent class or factory under ``name`` (a plug-in's: ``<namespace>/<name>``), so that
+    ``agent.program._target_: <namespace>/<name>`` builds it."""
+
+    def decorator(factory: Any) -> Any:
+        AGENTS.register(name)(factory)
+        return factory
+
+    return decorator
+
+
 _FIX = "Fix: set agent.program._target_ to an importable class or factory (package.module.Name) or a registered name"
 
 

@@ -336,4 +336,9 @@ class RunConfig(Strict):
     benchmark: BenchmarkConfig
     run: RunSettings = Field(default_factory=RunSettings)
     store: StoreConfig = Field(default_factory=StoreConfig)
+    checks: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Rule-check parameters: check name -> parameter -> value (e.g. checks.max_tool_calls.limit=6); "
+        "they enter rule_checks_version.",
+    )
     experiment: str | None = Field(None, description="Name of the experiment preset, if one was chosen.")

@@ -236,7 +236,7 @@ async def _evaluate(ctx: JobContext, scenario: Scenario, trial: int) -> ResultRo
     verdict: Verdict | None = None
     judge_s = 0.0
     if rollout.termination != "infra_error":
-        checks = run_rule_checks(rollout, scenario, skill)
+        checks = run_rule_checks(rollout, scenario, skill, ctx.cfg.checks)
         started = time.perf_counter()
         prompt = render_judge_prompt(skill, scenario, rollout, checks, ctx.cfg.judge.rubric_version)
         verdict, verdict_reused = await obtain_verdict(ctx, prompt, rollout)

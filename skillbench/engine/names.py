@@ -45,3 +45,8 @@ def check_registered_names(cfg: RunConfig, choices: Mapping[str, str | None] | N
     _check(RESPONSE_MODES, [cfg.mock.response_mode], "mock.response_mode", mock_file, "mock.response_mode={}")
     hard = cfg.pass_rule.hard_checks or []
     _check(RULE_CHECKS, hard, "pass_rule.hard_checks", rule_file, "pass_rule.hard_checks=[{}]")
+    _check(RULE_CHECKS, list(cfg.checks), "checks", "conf/config.yaml", "checks.{}.<parameter>=<value>")
+    for name, given in cfg.checks.items():
+        problem = RULE_CHECKS.get(name).params_problem(given)
+        if problem:
+            raise ConfigError(f"config error at 'checks.{name}': {problem}. Fix: set only those parameters.")

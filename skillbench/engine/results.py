@@ -250,7 +250,7 @@ def assemble_row(
         tool_calls=sum(1 for r in rollout.tool_calls if not r.control),
         tool_errors=sum(1 for r in rollout.tool_calls if r.is_error),
         rule_checks=checks,
-        rule_checks_version=rule_checks_version(checks),
+        rule_checks_version=rule_checks_version(checks, cfg.checks),
         rule_passed=rule_based_pass(checks, cfg.pass_rule) if checks else None,
         scores=scores,
         judge_error=None if infra or verdict is None else verdict.judge_error,

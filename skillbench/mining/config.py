@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from skillbench.config.schema import ModelConfig
+from skillbench.core.plugins import load_plugins
 from skillbench.mining.ingest import READERS
 
 STAGES = ("ingest", "extract", "cluster", "represent", "skills", "scenarios")
@@ -29,6 +30,8 @@ class IngestConfig(Part):
     @field_validator("format")
     @classmethod
     def _registered(cls, value: str) -> str:
+        if value not in READERS:
+            load_plugins()  # a plug-in's reader ('<namespace>/<name>')
         if value not in READERS:
             raise ValueError(f"unknown ingest format {value!r}; registered: {', '.join(READERS.names())}")
         return value

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.config.schema import PassRuleConfig
+from skillbench.core.plugins import load_plugins
 from skillbench.core.records import Rollout
 from skillbench.engine.results import (
     CONFIG_FILE,
@@ -92,6 +93,7 @@ def _validate(rule: dict[str, Any], origin: str) -> PassRuleConfig:
             f"invalid pass rule ({origin}) at 'pass_rule.{field}': {err['msg']}. "
             f"Fix: pass a valid value, e.g. pass_rule.{field}=<value>."
         ) from None
+    load_plugins()  # a plug-in's checks may be named
     unknown = [name for name in validated.hard_checks or [] if name not in RULE_CHECKS]
     if unknown:
         raise ReportError(
@@ -180,7 +182,9 @@ def recheck_rows(job: Job) -> list[ResultRow]:
     benchmark = _benchmark_of(job)
     scenarios = {scenario.id: scenario for scenario in benchmark.scenarios}
     finder = TranscriptFinder([job])
-    version = rule_checks_version()
+    load_plugins()  # installed plug-ins' checks are rechecked too
+    params = job.config.get("checks") or {}  # the rule-check parameters the job ran with
+    version = rule_checks_version((), params)
     rows: list[ResultRow] = []
     for row in job.rows:
         if row.termination == "infra_error":  # nothing was checked: there is no transcript to check
@@ -191,8 +195,8 @@ def recheck_rows(job: Job) -> list[ResultRow]:
         if scenario is None or not isinstance(rollout, Rollout):
             why = problem or f"scenario {row.scenario_id} is not in benchmark {benchmark.manifest.name!r}"
             raise ReportError(f"cannot recheck {job.path} row {row.scenario_id}: {why}. Fix: rescore without --recheck.")
-        checks = run_rule_checks(rollout, scenario, benchmark.skill_of(scenario))
-        rows.append(row.model_copy(update={"rule_checks": checks, "rule_checks_version": rule_checks_version(checks)}))
+        checks = run_rule_checks(rollout, scenario, benchmark.skill_of(scenario), params)
+        rows.append(row.model_copy(update={"rule_checks": checks, "rule_checks_version": rule_checks_version(checks, params)}))
     return rows
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from tabulate import tabulate
 
+from skillbench.core.plugins import load_plugins
 from skillbench.core.registry import Registry
 from skillbench.core.rubric import DIMENSION_NAMES, DIMENSIONS
 from skillbench.engine.results import JobSummary
@@ -91,7 +92,9 @@ def report_table(
     """
 
     def decorator(function: TableFunction) -> TableFunction:
-        TABLES.register(key)(TableSpec(key, title, function, latex, terminal, order))
+        name = TABLES.registered_name(key)  # a plug-in's table: '<namespace>/<key>'
+        # The key names a file and an HTML anchor: a plug-in's namespace is joined with a dot there.
+        TABLES.register(name)(TableSpec(name.replace("/", "."), title, function, latex, terminal, order))
         return function
 
     return decorator
@@ -118,6 +121,7 @@ def all_tables(context: ReportContext) -> list[Table]:
     (logged); built-in and plug-in tables are treated alike (docs/extending-reports.md).
     """
     load_table_families()
+    load_plugins()  # installed plug-ins' tables too
     specs = sorted((TABLES.get(name) for name in TABLES), key=lambda spec: (spec.order, spec.key))
     tables: list[Table] = []
     for spec in specs:

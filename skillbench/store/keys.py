@@ -74,7 +74,7 @@ def result_settings(config: BaseModel | Mapping[str, Any]) -> dict[str, dict[str
     """Per config group, the settings that change a job's results (a RunConfig, or config.json as read back).
 
     agent, user_sim, mock and run determine rollouts; judge determines verdicts; pass_rule and benchmark
-    determine verdicts and which scenarios run. Names, endpoints, keys, concurrency and retries are absent.
+    determine verdicts and which scenarios run; checks (rule-check parameters) determine the rule checks. Names, endpoints, keys, concurrency and retries are absent.
     """
     data = _dump(config)
     user_sim = data.get("user_sim") or {}
@@ -87,4 +87,5 @@ def result_settings(config: BaseModel | Mapping[str, Any]) -> dict[str, dict[str
         "pass_rule": _without_name(data.get("pass_rule") or {}),
         "benchmark": _without_name(data.get("benchmark") or {}),
         "run": {name: (data.get("run") or {}).get(name) for name in _RUN_FIELDS},
+        "checks": data.get("checks") or {},
     }

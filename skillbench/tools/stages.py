@@ -61,7 +61,8 @@ def mock_stage(name: str, *, order: int) -> Callable[[Callable[[StageHost], Step
     """Register a stage builder; ``order`` places it (built-ins: 10 latency … 100 respond)."""
 
     def decorator(build: Callable[[StageHost], Step | None]) -> Callable[[StageHost], Step | None]:
-        MOCK_STAGES.register(name)(MockStage(name=name, order=order, build=build))
+        full = MOCK_STAGES.registered_name(name)
+        MOCK_STAGES.register(full)(MockStage(name=full, order=order, build=build))
         return build
 
     return decorator

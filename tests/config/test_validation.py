@@ -80,3 +80,13 @@ def test_a_folder_source_is_labelled_with_its_own_benchmark_name(tmp_path: Path)
     assert compose_config(f"benchmark.source={tmp_path}", "benchmark.name=my_label").benchmark.name == "my_label"
     assert compose_config().benchmark.name == "starter" and compose_config("benchmark=smoke").benchmark.name == "smoke"
     assert compose_config(f"benchmark.source={tmp_path / 'absent'}").benchmark.name == "starter"  # the loader reports it
+
+
+def test_every_role_takes_an_ad_hoc_model_user_sim_included() -> None:
+    local = "http://127.0.0.1:9/v1"
+    cfg = compose_config("user_sim=custom", "user_sim.model=hosted_vllm/my-sim", f"user_sim.api_base={local}",
+                         "user_sim.name=my_sim")
+    assert (cfg.user_sim.name, cfg.user_sim.model, cfg.user_sim.api_base) == ("my_sim", "hosted_vllm/my-sim", local)
+    assert cfg.user_sim.stop_marker == "###STOP###"
+    with pytest.raises(ConfigError, match=r"user_sim\.model"):
+        compose_config("user_sim=custom")

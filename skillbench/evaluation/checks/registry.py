@@ -1,15 +1,19 @@
 """The rule-check extension point: ``@rule_check`` registers a function, ``run_rule_checks`` runs them all.
 
-A check is ``(ctx: CheckContext) -> CheckResult | None`` (None: not applicable to this scenario). The
-decorator owns the check's name, default hardness and version, so the function body holds only the logic.
+A check is ``(ctx: CheckContext, *, <parameters with defaults>) -> CheckResult | None`` (None: not applicable
+to this scenario). The decorator owns the check's name, default hardness and version, so the function body
+holds only the logic. Keyword-only parameters are set from config (``checks.<name>.<parameter>``) and enter the
+check's version, so rows of different settings never look alike.
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from skillbench.benchmark.schema import Scenario, Skill
 from skillbench.core.records import Rollout, RuleCheck
@@ -33,7 +37,8 @@ class CheckResult:
     detail: str = ""
 
 
-CheckFn = Callable[[CheckContext], CheckResult | None]
+CheckFn = Callable[..., CheckResult | None]  # (ctx, **parameters)
+CheckParams = Mapping[str, Mapping[str, Any]]  # check name -> parameter -> value (RunConfig.checks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +50,40 @@ class RegisteredCheck:
     hard: bool
     version: str
     conditional: bool = False  # applies only to scenarios using an optional feature (listed only where it ran)
+    params: dict[str, Any] = field(default_factory=dict)  # keyword-only parameters and their defaults
+
+    def settings(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Its parameters: the defaults, then what config gives."""
+        return {**self.params, **(given or {})}
+
+    def effective_version(self, given: Mapping[str, Any] | None = None) -> str:
+        """The logic version, plus (for a check with parameters) a hash of the parameters it runs with."""
+        if not self.params:
+            return self.version
+        blob = json.dumps(self.settings(given), sort_keys=True, default=str)
+        return f"{self.version}+{hashlib.sha256(blob.encode()).hexdigest()[:8]}"
+
+    def params_problem(self, given: Mapping[str, Any]) -> str | None:
+        """Why ``given`` cannot be this check's parameters (an unknown name), or None."""
+        unknown = sorted(set(given) - set(self.params))
+        if not unknown:
+            return None
+        accepted = ", ".join(sorted(self.params)) or "none"
+        return f"rule check {self.name!r} has no parameter {unknown[0]!r} (its parameters: {accepted})"
 
 
 RULE_CHECKS: Registry[RegisteredCheck] = Registry("rule check")
+
+
+def _keyword_params(fn: CheckFn) -> dict[str, Any]:
+    """The check's keyword-only parameters with their defaults (each must have one: config may omit it)."""
+    params: dict[str, Any] = {}
+    for parameter in inspect.signature(fn).parameters.values():
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY:
+            if parameter.default is inspect.Parameter.empty:
+                raise TypeError(f"rule check {fn.__name__}: parameter {parameter.name!r} needs a default")
+            params[parameter.name] = parameter.default
+    return params
 
 
 def rule_check(name: str, *, hard: bool, version: str = "1", conditional: bool = False) -> Callable[[CheckFn], CheckFn]:
@@ -56,32 +92,40 @@ def rule_check(name: str, *, hard: bool, version: str = "1", conditional: bool =
     Bump ``version`` when the check's logic changes, so result rows tell old and new findings apart.
     ``conditional``: the check applies only to scenarios that use an optional feature (e.g. gold actions)
     and enters :func:`rule_checks_version` only for rows it produced, so rows of benchmarks without the
-    feature keep the version they had before the check existed.
+    feature keep the version they had before the check existed. A plug-in's check is registered as
+    ``<plug-in namespace>/<name>``.
     """
 
     def decorator(fn: CheckFn) -> CheckFn:
-        RULE_CHECKS.register(name)(RegisteredCheck(name=name, fn=fn, hard=hard, version=version, conditional=conditional))
+        full = RULE_CHECKS.registered_name(name)
+        RULE_CHECKS.register(full)(RegisteredCheck(
+            name=full, fn=fn, hard=hard, version=version, conditional=conditional, params=_keyword_params(fn),
+        ))
         return fn
 
     return decorator
 
 
-def run_rule_checks(rollout: Rollout, scenario: Scenario, skill: Skill) -> list[RuleCheck]:
-    """Every registered check, in registration order. ``hard`` is the check's default hardness: the
-    judge prompt shows it, and a pass rule's own choice is applied later so it never changes a verdict key."""
+def run_rule_checks(rollout: Rollout, scenario: Scenario, skill: Skill, params: CheckParams | None = None) -> list[RuleCheck]:
+    """Every registered check, in registration order, with its parameters from ``params`` (RunConfig.checks).
+    ``hard`` is the check's default hardness: the judge prompt shows it, and a pass rule's own choice is applied
+    later so it never changes a verdict key."""
     ctx = CheckContext(rollout=rollout, scenario=scenario, skill=skill)
+    params = params or {}
     checks: list[RuleCheck] = []
     for check in RULE_CHECKS.values():
-        result = check.fn(ctx)
+        result = check.fn(ctx, **check.settings(params.get(check.name))) if check.params else check.fn(ctx)
         if result is not None:
             checks.append(RuleCheck(name=check.name, passed=result.passed, hard=check.hard, detail=result.detail))
     return checks
 
 
-def rule_checks_version(checks: Iterable[RuleCheck] = ()) -> str:
-    """A short hash of the registered (name, version, default hardness) list: rows from different check
-    sets carry different values. A conditional check is listed only when ``checks`` (a row's) hold it."""
+def rule_checks_version(checks: Iterable[RuleCheck] = (), params: CheckParams | None = None) -> str:
+    """A short hash of the registered (name, version, default hardness) list, each version with its parameters
+    (:meth:`RegisteredCheck.effective_version`): rows from different check sets or settings carry different
+    values. A conditional check is listed only when ``checks`` (a row's) hold it."""
     ran = {check.name for check in checks}
-    listing = [[check.name, check.version, check.hard] for check in RULE_CHECKS.values()
+    params = params or {}
+    listing = [[check.name, check.effective_version(params.get(check.name)), check.hard] for check in RULE_CHECKS.values()
                if not check.conditional or check.name in ran]
     return hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:12]

@@ -1,0 +1,97 @@
+"""A plug-in package installed for real (pip, into a temporary folder on PYTHONPATH) is found through its entry
+point in the ``skillbench.plugins`` group: its agent, parameterised rule check and report table are used from
+the command line under its namespace (acme/...), with no launcher script; a second package claiming the same
+namespace is refused in one line naming both."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.support.wheel import build_wheel
+
+PLUGIN = REPO / "tests" / "support" / "acme_plugin"
+
+
+def _install(source: Path, target: Path) -> None:
+    """``pip install --target`` of the project's wheel: pip writes the dist-info and its entry points."""
+    wheel = build_wheel(source, target.parent / f"wheels_{source.name}")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", str(target), str(wheel)],
+        check=True, capture_output=True, text=True, timeout=300,
+    )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("plugin") / "site"
+    _install(PLUGIN, target)
+    assert list(target.glob("acme_skillbench-*.dist-info/entry_points.txt"))
+    return target
+
+
+SKILLBENCH = Path(sys.executable).with_name("skillbench")  # the installed console script
+
+
+def _skillbench(cwd: Path, site: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``skillbench <args>`` (``skillbench run`` is ``python -m skillbench``), the plug-in's folder on PYTHONPATH."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(site)]), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    return subprocess.run([str(SKILLBENCH), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_an_installed_plugins_agent_check_and_table_are_used_from_the_command_line(tmp_path: Path, site: Path) -> None:
+    jobs = {}
+    for limit in (3, 20):
+        job = tmp_path / f"limit{limit}"
+        done = _skillbench(
+            tmp_path, site, "run", "agent.program={_target_:acme/signing_agent,signature:'-- acme support'}",
+            f"+checks={{acme/max_tool_calls:{{limit:{limit}}}}}", "benchmark.limit=4",
+            f"store.root={tmp_path / 'store'}", f"hydra.run.dir={job}",
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        jobs[limit] = [json.loads(line) for line in (job / "results.jsonl").read_text().splitlines()]
+    rows = jobs[3]
+    # The agent: the plug-in's program, built with its parameter, signed what the caller heard.
+    stored = [json.loads(path.read_text()) for path in (tmp_path / "store").rglob("*.json") if "rollouts" in path.parts]
+    spoken = [m for rollout in stored for m in rollout["messages"] if m["role"] == "assistant" and not m["tool_calls"]]
+    assert spoken and all(m["content"].endswith(" -- acme support") for m in spoken)
+    config = json.loads((tmp_path / "limit3" / "config.json").read_text())
+    assert config["agent"]["program"]["_target_"] == "acme/signing_agent"
+    assert config["agent"]["program_source"].startswith("sha256:")
+    # The check: run under its namespaced name with the configured limit; its parameter is in the version.
+    details = [next(c for c in row["rule_checks"] if c["name"] == "acme/max_tool_calls")["detail"] for row in rows]
+    assert all(detail.endswith("(limit 3)") for detail in details)
+    assert {row["rule_checks_version"] for row in jobs[3]} != {row["rule_checks_version"] for row in jobs[20]}
+    # Same agent and scenarios: the second job reused the first's rollouts (check parameters change no rollout).
+    assert [row["rollout_key"] for row in jobs[3]] == [row["rollout_key"] for row in jobs[20]]
+    # The table: in the report of the job, from the command line.
+    done = _skillbench(tmp_path, site, "report", str(tmp_path / "limit3"), "--out", str(tmp_path / "report"),
+                       "--formats", "md,csv")
+    assert done.returncode == 0, done.stderr[-2000:]
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert "acme: conversations within the tool-call limit" in markdown and "limit 3" in markdown
+    assert (tmp_path / "report" / "acme.tool_call_limit.csv").is_file()
+
+
+def test_a_namespace_claimed_by_two_packages_is_refused_naming_both(tmp_path: Path, site: Path) -> None:
+    rival = tmp_path / "rival"
+    shutil.copytree(PLUGIN, rival)
+    pyproject = rival / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('name = "acme-skillbench"', 'name = "acme-rival"')
+                         .replace('acme = "acme_skillbench"', 'acme = "acme_rival"')
+                         .replace('packages = ["acme_skillbench"]', 'packages = ["acme_rival"]'))
+    (rival / "acme_skillbench").rename(rival / "acme_rival")
+    both = tmp_path / "both"
+    shutil.copytree(site, both)
+    _install(rival, both)
+    done = _skillbench(tmp_path, both, "run", "benchmark.limit=1", f"hydra.run.dir={tmp_path / 'job'}")
+    assert done.returncode == 2
+    line = done.stderr.strip()
+    assert "\n" not in line and "'acme'" in line and "acme-skillbench" in line and "acme-rival" in line
