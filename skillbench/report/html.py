@@ -36,6 +36,8 @@ from skillbench.report.tables import DIMENSION_HEADERS, Table, all_tables, looks
 from skillbench.report.transcripts import TranscriptFinder
 
 CSS = """
+.filters{display:flex;flex-wrap:wrap;gap:.6rem 1rem;align-items:center;background:#f7f7f7;border:1px solid #ddd;padding:.5rem .8rem;position:sticky;top:0;z-index:1}
+.filters label{font-size:.86rem} #filter-count{font-weight:600;margin-left:auto}
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:1rem 2rem;color:#222}
 h1{margin-bottom:.2rem} h2{border-bottom:2px solid #ddd;padding-bottom:.2rem;margin-top:2.2rem}
 table{border-collapse:collapse;margin:.6rem 0;font-size:.86rem}
@@ -81,6 +83,30 @@ const view=document.getElementById('transcript-view');view.innerHTML=(await chun
 const el=document.getElementById(id);if(el)el.scrollIntoView();}
 document.addEventListener('click',e=>{const b=e.target.closest('button[data-cell]');if(b)fill(b.dataset.cell);});
 window.addEventListener('hashchange',show);show();})();
+"""
+
+# The rows' filter and search: every control of #row-filter narrows the cell rows (data-* attributes), cells left
+# without a shown row are hidden, the count says how many rows are shown; the URL's query sets the controls on
+# load and follows them (a filtered view is a link). Cells embedded compressed are filled in first.
+FILTER_JS = """
+(()=>{const form=document.getElementById('row-filter');if(!form)return;
+const ctl=[...form.querySelectorAll('[data-filter]')],count=document.getElementById('filter-count');
+const params=new URLSearchParams(location.search);
+for(const c of ctl){const v=params.get(c.dataset.filter);if(v!==null){if(c.type==='checkbox')c.checked=v==='1';else c.value=v;}}
+function state(){const s={};for(const c of ctl){const v=c.type==='checkbox'?(c.checked?'1':''):c.value.trim().toLowerCase();if(v)s[c.dataset.filter]=v;}return s;}
+async function fillAll(){const btns=[...document.querySelectorAll('#cells button[data-cell]')];for(const b of btns)b.click();
+for(let i=0;i<200&&document.querySelector('#cells button[data-cell]');i++)await new Promise(r=>setTimeout(r,25));}
+async function apply(){const s=state();if(Object.keys(s).length)await fillAll();
+const words=(s.q||'').split(/\s+/).filter(Boolean);let shown=0,total=0;
+for(const cell of document.querySelectorAll('#cells .cell')){let any=false;
+for(const tr of cell.querySelectorAll('tr[data-agent]')){total++;const d=tr.dataset;
+const ok=(!s.agent||d.agent.toLowerCase()===s.agent)&&(!s.judge||d.judge.toLowerCase()===s.judge)&&(!s.verdict||d.verdict===s.verdict)
+&&(!s.path||d.path.toLowerCase()===s.path)&&(!s.disagree||d.disagree==='1')&&words.every(w=>d.text.includes(w));
+tr.hidden=!ok;if(ok){shown++;any=true;}}
+cell.hidden=Object.keys(s).length>0&&!any&&cell.querySelector('tr[data-agent]')!==null;}
+count.textContent=shown+' of '+total+' rows';form.dataset.applied=JSON.stringify(s);
+const q=new URLSearchParams(s).toString();history.replaceState(null,'',location.pathname+(q?'?'+q:'')+location.hash);}
+for(const c of ctl)c.addEventListener(c.tagName==='SELECT'||c.type==='checkbox'?'change':'input',apply);apply();})();
 """
 
 
@@ -390,15 +416,26 @@ def decode_cells(page: str) -> dict[str, str]:
     return _decode("cell", page)
 
 
-def _cell_rows(entries: list[tuple[ResultRow, str]], transcripts: bool) -> str:
+def _verdict_name(passed: Any) -> str:
+    return "pass" if passed is True else "fail" if passed is False else "error"
+
+
+def _cell_rows(entries: list[tuple[ResultRow, str]], transcripts: bool, agent: str = "", judge: str = "",
+               disagreeing: frozenset[str] = frozenset()) -> str:
+    """A cell's scenario rows; each carries what the page's filter reads (agent, judge, verdict, path, whether the
+    judges disagree on its transcript, and the lower-cased text the search box looks in)."""
     lines = []
     for row, unit_id in entries:
         link = f'<a href="#{unit_id}">transcript</a>' if transcripts else ""
         why = "; ".join(row.fail_reasons) or row.judge_error or row.infra_error or ""
         if row.termination == "model_error":
             why = f"model error: {row.termination_detail}; {why}"
+        search = f"{agent} {judge} {row.scenario_id} {row.path} {row.industry} {row.skill_id} {why}".lower()
         lines.append(
-            f"<tr><td>{_label(row.scenario_id)}{_trial(row)}</td><td>{_label(row.path)}</td><td>{_verdict(row.passed)}</td>"
+            f'<tr data-agent="{_label(agent)}" data-judge="{_label(judge)}" data-verdict="{_verdict_name(row.passed)}" '
+            f'data-path="{_label(row.path)}" data-disagree="{"1" if unit_id in disagreeing else ""}" '
+            f'data-text="{escape(search)}">'
+            f"<td>{_label(row.scenario_id)}{_trial(row)}</td><td>{_label(row.path)}</td><td>{_verdict(row.passed)}</td>"
             f"<td>{_label(why)}</td><td>{link}</td></tr>"
         )
     return (
@@ -407,12 +444,34 @@ def _cell_rows(entries: list[tuple[ResultRow, str]], transcripts: bool) -> str:
     )
 
 
+def _select(name: str, label: str, values: Iterable[str]) -> str:
+    options = "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
+    return f'<label>{label} <select id="filter-{name}" data-filter="{name}"><option value="">any</option>{options}</select></label>'
+
+
+def _filter_bar(report: Report, paths: list[str], total: int) -> str:
+    """The controls of the rows' filter and search (FILTER_JS); the URL's query sets them too
+    (``report.html?agent=A&judge=J&verdict=fail&path=transfer&disagree=1&q=refund``), so a filtered view is a link."""
+    return (
+        '<form class="filters" id="row-filter" onsubmit="return false">'
+        + _select("agent", "Agent", report.agents) + _select("judge", "Judge", report.judges)
+        + _select("verdict", "Verdict", ["pass", "fail", "error"]) + _select("path", "Path", paths)
+        + '<label><input type="checkbox" id="filter-disagree" data-filter="disagree"> judges disagree</label>'
+        + '<label>Search <input type="search" id="filter-q" data-filter="q" placeholder="scenario, skill, reason…"></label>'
+        + f'<span id="filter-count">{total} of {total} rows</span></form>'
+    )
+
+
 def _cell_section(
-    report: Report, cells: dict[tuple[str, str], list[tuple[ResultRow, str]]], transcripts: bool, inline: bool
+    report: Report, cells: dict[tuple[str, str], list[tuple[ResultRow, str]]], transcripts: bool, inline: bool,
+    disagreeing: frozenset[str] = frozenset(),
 ) -> str:
     """Every cell's scenario table: inline, or (``inline`` False) compressed per agent and filled in when
-    the cell is opened, behind a heading that stays in the page (Table 1's links still land on it)."""
-    parts = ['<section id="cells"><h2>Cells — every scenario of every agent × judge</h2>']
+    the cell is opened, behind a heading that stays in the page (Table 1's links still land on it). A filter bar
+    above them filters and searches the rows of every cell."""
+    paths = sorted({row.path for entries in cells.values() for row, _ in entries})
+    total = sum(len(entries) for entries in cells.values())
+    parts = ['<section id="cells"><h2>Cells — every scenario of every agent × judge</h2>', _filter_bar(report, paths, total)]
     embedded: list[tuple[str, dict[str, str]]] = []
     for agent in report.agents:
         tables: dict[str, str] = {}
@@ -422,10 +481,11 @@ def _cell_section(
                 continue
             cell_id = anchor("cell", agent, judge)
             heading = f'<div class="cell" id="{cell_id}"><h3>{escape(agent)} × {escape(judge)}</h3>'
+            rows = _cell_rows(entries, transcripts, agent, judge, disagreeing)
             if inline:
-                parts.append(f"{heading}{_cell_rows(entries, transcripts)}</div>")
+                parts.append(f"{heading}{rows}</div>")
                 continue
-            tables[cell_id] = _cell_rows(entries, transcripts)
+            tables[cell_id] = rows
             parts.append(
                 f'{heading}<p class="foot">{len(entries)} scenario(s) '
                 f'<button type="button" data-cell="{cell_id}">show</button></p><div class="cell-rows"></div></div>'
@@ -502,10 +562,15 @@ def render_html(
         units.setdefault(unit_id, (agent, job_paths[job], []))[2].append(row)
         cells.setdefault((agent, judge), []).append((row, unit_id))
 
-    parts.append(_cell_section(report, cells, transcripts, inline=len(frame) <= inline_cell_rows))
+    # A transcript the judges disagree on: both a pass and a fail among its rows' verdicts.
+    verdicts: dict[str, set[bool]] = {}
+    for unit_id in units:
+        verdicts[unit_id] = {bool(r.passed) for r in units[unit_id][2] if r.passed is not None}
+    disagreeing = frozenset(u for u, seen in verdicts.items() if len(seen) > 1)
+    parts.append(_cell_section(report, cells, transcripts, inline=len(frame) <= inline_cell_rows, disagreeing=disagreeing))
     if transcripts:
         parts.append(_transcript_section(units, TranscriptFinder(jobs)))
-    parts.append(f"<script>{PAGE_JS}</script>")
+    parts.append(f"<script>{PAGE_JS}{FILTER_JS}</script>")
 
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
