@@ -222,6 +222,20 @@ class _PassRuleBase(Strict):
         None,
         description="Rule checks that count as hard under this rule (registered names); null: each check's own default.",
     )
+    sample_vote: Literal["majority", "unanimous"] | None = Field(
+        None,
+        description="With judge.samples=k: the rule decides each of the judge's k samples and they vote (majority: "
+        "more than half pass; unanimous: all pass); null: the rule reads the samples' aggregate (median, majority).",
+    )
+    panel: Literal["majority", "unanimous"] | None = Field(
+        None,
+        description="Also give each agent a panel column whose verdict is the vote of its judges' verdicts under this "
+        "rule (majority: more than half of those with a verdict pass, a tie fails; unanimous: every member has a "
+        "verdict and passes). Built by `skillbench rescore` and a sweep's report, no model call; null: no panel.",
+    )
+    panel_judges: list[str] | None = Field(
+        None, description="The panel's members (judge names); null: every judge the agent has, at least two."
+    )
 
     def is_hard(self, check: RuleCheck) -> bool:
         """Hardness of a stored check under this rule (the stored ``hard`` is the check's default)."""

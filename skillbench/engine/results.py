@@ -12,7 +12,7 @@ from skillbench.config.schema import RunConfig
 from skillbench.core.records import Rollout, RuleCheck, ServedBy, Termination, Usage
 from skillbench.core.rubric import JudgeScores
 from skillbench.evaluation.checks import rule_checks_version
-from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
+from skillbench.evaluation.pass_rule import decide, rule_based_pass
 from skillbench.evaluation.records import JudgeAttempt, Verdict
 from skillbench.prompts.verdict import JudgeErrorReason
 
@@ -229,7 +229,7 @@ def assemble_row(
         f"judge endpoint: {verdict.judge_error}" if verdict is not None and verdict.error_kind == "infra" else None
     )
     scores = verdict.scores if verdict is not None else None
-    decision = apply_pass_rule(checks, scores, cfg.pass_rule)
+    decision = decide(checks, scores, verdict.samples if verdict is not None else [], cfg.pass_rule)
     rollout_s, judge_s = timings
     return ResultRow(
         scenario_id=scenario.id,

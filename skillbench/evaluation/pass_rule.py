@@ -30,3 +30,25 @@ def apply_pass_rule(checks: list[RuleCheck], scores: JudgeScores | None, rule: P
 def rule_based_pass(checks: list[RuleCheck], rule: PassRuleConfig | None = None) -> bool:
     """The rule-based pass: no hard rule check failed (hard as ``rule`` says; None: each check's default)."""
     return all(check.passed for check in checks if (rule.is_hard(check) if rule is not None else check.hard))
+
+
+def vote(verdicts: list[bool], how: str) -> bool:
+    """majority: more than half pass (a tie fails); unanimous: every one passes. ``verdicts`` is not empty."""
+    passes = sum(verdicts)
+    return passes == len(verdicts) if how == "unanimous" else passes * 2 > len(verdicts)
+
+
+def decide(
+    checks: list[RuleCheck], scores: JudgeScores | None, samples: list[JudgeScores], rule: PassRuleConfig
+) -> PassDecision:
+    """The pass decision of one row: the rule on the judge's aggregate scores, or (``rule.sample_vote`` and
+    k ≥ 2 samples) the vote of the rule's decision on each sample."""
+    if rule.sample_vote is None or scores is None or len(samples) < 2:
+        return apply_pass_rule(checks, scores, rule)
+    decisions = [apply_pass_rule(checks, sample, rule) for sample in samples]
+    if vote([bool(d.passed) for d in decisions], rule.sample_vote):
+        return PassDecision(passed=True)
+    failing = [d for d in decisions if not d.passed]
+    reasons = [f"{len(failing)} of {len(decisions)} judge samples fail ({rule.sample_vote} vote)"]
+    reasons += [reason for reason in failing[0].reasons if reason not in reasons]
+    return PassDecision(passed=False, reasons=reasons)

@@ -186,6 +186,20 @@ class ReportContext:
         return sorted({self.labels[j.path][1] for j in self.jobs})
 
     @cached_property
+    def panel_judges(self) -> list[str]:
+        """Judge labels that are panel columns (votes of judges, skillbench/report/panel_verdicts.py), not judges."""
+        from skillbench.report.panel_verdicts import (
+            panel_labels,  # panel registers a table: imports this module
+        )
+
+        return sorted(panel_labels(self.jobs, self.labels)) if self.jobs else []
+
+    @cached_property
+    def member_judges(self) -> list[str]:
+        """The judges proper: what the mean over judges, agreement, strictness and ranking stability use."""
+        return [judge for judge in self.judges if judge not in self.panel_judges]
+
+    @cached_property
     def agents_seen(self) -> list[str]:
         """Every agent label, alphabetical (``agents`` is the Table 1 order)."""
         return sorted({self.labels[j.path][0] for j in self.jobs})
@@ -345,7 +359,7 @@ class ReportContext:
         cell_draws = self._cell_parts[1]
         means: dict[str, np.ndarray] = {}
         for agent in self.agents_seen:
-            per_judge = [cell_draws[(agent, j)] for j in self.judges if (agent, j) in cell_draws]
+            per_judge = [cell_draws[(agent, j)] for j in self.member_judges if (agent, j) in cell_draws]
             if per_judge:
                 means[agent] = _nanmean(np.vstack(per_judge), axis=0)
         return means
@@ -353,7 +367,7 @@ class ReportContext:
     def _model_row(self, agent: str, agent_rows: pd.DataFrame) -> tuple[ModelRow, pd.DataFrame]:
         """The agent's Table 1 row without its rule CI, and the rollouts that CI is drawn from."""
         rates = {judge: self.cell(agent, judge).pass_rate for judge in self.judges}
-        present = [r for r in rates.values() if r is not None]
+        present = [rates[judge] for judge in self.member_judges if rates[judge] is not None]  # panels: not a judge
         # The rule verdict belongs to the rollout, not the judge: count each scenario (and trial) once per agent.
         rollouts = agent_rows.sort_values("rule_passed", na_position="last").drop_duplicates(["scenario_id", "trial"])
         rule_rate = _share(rollouts["rule_passed"])
@@ -429,7 +443,9 @@ class ReportContext:
 
     @cached_property
     def _agreement_parts(self) -> tuple[list[JudgePair], PanelAgreement]:
-        return _agreement(self.frame, self.judges)
+        members = self.member_judges
+        frame = self.frame if len(members) == len(self.judges) else self.frame[self.frame["judge_label"].isin(members)]
+        return _agreement(frame, members)
 
     @cached_property
     def table3(self) -> list[JudgePair]:
@@ -441,7 +457,7 @@ class ReportContext:
 
     @cached_property
     def _strictness_parts(self) -> tuple[list[ModelStrictness], list[JudgeStrictness]]:
-        return _strictness(self._model_rows, self.agents, self.judges)
+        return _strictness(self._model_rows, self.agents, self.member_judges)
 
     @cached_property
     def strictness_models(self) -> list[ModelStrictness]:
@@ -453,7 +469,7 @@ class ReportContext:
 
     @cached_property
     def ranking(self) -> RankingStability:
-        return _ranking(self._model_rows, self.agents, self.judges)
+        return _ranking(self._model_rows, self.agents, self.member_judges)
 
     # What the report says about its inputs.
 
@@ -698,7 +714,7 @@ def _strictness(
     compared: dict[str, int] = dict.fromkeys(judges, 0)
     offsets: dict[str, list[float]] = {j: [] for j in judges}
     for agent in order:
-        rates = {j: r for j, r in rows[agent].pass_rates.items() if r is not None}
+        rates = {j: r for j, r in rows[agent].pass_rates.items() if r is not None and j in judges}
         if not rates:
             per_model.append(ModelStrictness(agent=agent, most_lenient=[], strictest=[], spread_points=None))
             continue

@@ -82,6 +82,7 @@ class ReportCallback(Callback):
 
         start = time.perf_counter()
         try:
+            _write_panels(folder)
             report, written = make_report(
                 [folder],
                 folder / self.subdir,
@@ -103,6 +104,17 @@ class ReportCallback(Callback):
         if "html" in written:
             log.info("open %s", written["html"])
         _log_trials(report)
+
+
+def _write_panels(folder: Path) -> None:
+    """A sweep whose pass rule sets ``panel`` gets its panel columns as job folders (a vote, no model call)."""
+    from skillbench.report.jobs import load_jobs
+    from skillbench.report.panel_verdicts import panel_jobs, write_panel_jobs
+
+    panels = panel_jobs(load_jobs([folder]), folder)
+    write_panel_jobs(panels)
+    if panels:
+        log.info("panel verdicts: %d panel column(s) written to %s", len(panels), folder)
 
 
 def _log_trials(report: Any) -> None:

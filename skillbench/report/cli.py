@@ -171,8 +171,14 @@ def rescore_main(argv: list[str]) -> int:
     print(f"Rescoring {len(jobs)} job(s) with pass rule {', '.join(names)}. No model calls: {source}.")
     rescored = rescore_jobs(jobs, rules, out / RESCORED_JOBS_DIR, recheck=args.recheck)
     write_jobs(rescored, {new.path: old.path for old, new in zip(jobs, rescored, strict=True)})
+    from skillbench.report.panel_verdicts import panel_jobs, write_panel_jobs
+
+    panels = panel_jobs(rescored, out / RESCORED_JOBS_DIR)  # pass_rule.panel: a column per agent, no model call
+    write_panel_jobs(panels)
+    if panels:
+        print(f"Panel verdicts: {len(panels)} panel column(s) ({', '.join(sorted({p.judge for p in panels}))}).")
     report, frame = build_report(
-        rescored,
+        rescored + panels,
         title=f"skillbench report — rescored with {', '.join(names)}",
         sources=[str(d) for d in dirs],
         draws=args.draws,
@@ -190,7 +196,7 @@ def rescore_main(argv: list[str]) -> int:
         "changes": compare(jobs, rescored),
     }
     written = write_report(
-        report, frame, rescored, out, formats=args.formats, transcripts=not args.no_transcripts
+        report, frame, rescored + panels, out, formats=args.formats, transcripts=not args.no_transcripts
     )
     if not args.quiet:
         print(markdown(report))

@@ -29,6 +29,7 @@ from skillbench.report import stats
 from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED
 from skillbench.report.frame import job_labels, jobs_frame
 from skillbench.report.jobs import Job, ReportError, load_jobs
+from skillbench.report.panel_verdicts import panel_labels
 from skillbench.report.tables import markdown_table
 
 DEFAULT_ALPHA = 0.05
@@ -147,12 +148,14 @@ def compare_frame(
     draws: int = DEFAULT_DRAWS,
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
-    member_judges: list[str] | None = None,
+    panels: list[str] | None = None,
 ) -> Comparison:
     """The comparison of every agent pair under every judge of ``frame`` (``load_results`` columns).
 
-    ``member_judges``: the judges the ranking averages over (default: all; a panel column is not a member).
+    ``panels``: judge labels that are panel columns (``report/panel_verdicts.py``): tested like a judge, said apart in a
+    pair's line, and left out of the ranking's mean over judges.
     """
+    panels = panels or []
     if frame.empty:
         raise ReportError("no finished rows to compare")
     agents = sorted(frame["agent_label"].unique())
@@ -192,19 +195,19 @@ def compare_frame(
         test.p_adjusted = adjusted
         test.significant = adjusted < alpha and bool(test.a_better or test.b_better)
     trials = int(frame.groupby(["agent_label", "judge_label", "scenario_id"]).size().max())
-    members = member_judges or judges
-    ranking, ranked_scenarios = _ranking(rates, agents, [j for j in judges if j in members], weights, level)
+    ranking, ranked_scenarios = _ranking(rates, agents, [j for j in judges if j not in panels], weights, level)
     return Comparison(
         sources=sources, agents=agents, judges=judges, trials=trials, alpha=alpha, correction=CORRECTION,
-        draws=draws, seed=seed, level=level, tests=tests, verdicts=_verdicts(tests, agents, alpha),
+        draws=draws, seed=seed, level=level, tests=tests, verdicts=_verdicts(tests, agents, alpha, panels),
         ranking=ranking, ranking_scenarios=ranked_scenarios, notes=notes,
     )  # fmt: skip
 
 
-def _verdicts(tests: list[PairTest], agents: list[str], alpha: float) -> list[PairVerdict]:
+def _verdicts(tests: list[PairTest], agents: list[str], alpha: float, panels: list[str]) -> list[PairVerdict]:
     verdicts: list[PairVerdict] = []
     for a, b in itertools.combinations(agents, 2):
-        mine = [t for t in tests if t.agent_a == a and t.agent_b == b]
+        pair = [t for t in tests if t.agent_a == a and t.agent_b == b]
+        mine = [t for t in pair if t.judge not in panels]
         if not mine:
             continue
         for_a = [t for t in mine if t.significant and (t.difference or 0) > 0]
@@ -226,6 +229,12 @@ def _verdicts(tests: list[PairTest], agents: list[str], alpha: float) -> list[Pa
                 line += f"; not distinguishable under {rest}"
         else:
             line = f"{higher} vs {lower}: not distinguishable under {n} {noun} (smallest Holm-adjusted p {_p(min(all_p))})"
+        for test in (t for t in pair if t.judge in panels):
+            if test.significant:
+                better, worse = (a, b) if (test.difference or 0) > 0 else (b, a)
+                line += f"; {test.judge}: {better} > {worse} (Holm-adjusted p {_p(test.p_adjusted)})"
+            else:
+                line += f"; {test.judge}: not distinguishable (Holm-adjusted p {_p(test.p_adjusted)})"
         verdicts.append(
             PairVerdict(
                 higher=higher, lower=lower, judges_for_higher=len(wins), judges_for_lower=len(losses), judges=n,
@@ -290,7 +299,8 @@ def compare_runs(
     jobs = [job for group in groups for job in group]
     labels = side_labels(groups, sources)
     frame = jobs_frame(jobs, labels=labels)
-    return compare_frame(frame, sources=sources, alpha=alpha, draws=draws, seed=seed), jobs
+    panels = sorted(panel_labels(jobs, labels))
+    return compare_frame(frame, sources=sources, alpha=alpha, draws=draws, seed=seed, panels=panels), jobs
 
 
 def compare_markdown(comparison: Comparison, max_flips: int = 5) -> str:

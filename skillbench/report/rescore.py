@@ -24,6 +24,7 @@ from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.config.schema import PassRuleConfig
 from skillbench.core.plugins import load_plugins
 from skillbench.core.records import Rollout
+from skillbench.core.rubric import JudgeScores
 from skillbench.engine.results import (
     CONFIG_FILE,
     RESULTS_FILE,
@@ -34,7 +35,7 @@ from skillbench.engine.results import (
 )
 from skillbench.engine.summary import path_breakdown, rows_checks_version, rule_pass_rate, trial_estimates
 from skillbench.evaluation.checks import RULE_CHECKS, rule_checks_version, run_rule_checks
-from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
+from skillbench.evaluation.pass_rule import decide, rule_based_pass
 from skillbench.report.jobs import Job, ReportError
 from skillbench.report.transcripts import ROLLOUTS_DIR, TranscriptFinder, store_candidates
 
@@ -151,12 +152,13 @@ def own_rules(jobs: list[Job]) -> dict[Path, PassRuleConfig]:
     return rules
 
 
-def rescore_row(row: ResultRow, rule: PassRuleConfig) -> ResultRow:
-    """The row under ``rule``. Rows without scores (judge or infra error) keep their None verdict."""
+def rescore_row(row: ResultRow, rule: PassRuleConfig, samples: list[JudgeScores] | None = None) -> ResultRow:
+    """The row under ``rule`` (``samples``: the judge's stored samples, for ``rule.sample_vote``). Rows without
+    scores (judge or infra error) keep their None verdict."""
     rule_passed = rule_based_pass(row.rule_checks, rule) if row.rule_checks else row.rule_passed
     if row.scores is None:
         return row.model_copy(update={"pass_rule": rule.name, "rule_passed": rule_passed})
-    decision = apply_pass_rule(row.rule_checks, row.scores, rule)
+    decision = decide(row.rule_checks, row.scores, samples or [], rule)
     return row.model_copy(
         update={
             "passed": decision.passed,
@@ -198,6 +200,23 @@ def recheck_rows(job: Job) -> list[ResultRow]:
         checks = run_rule_checks(rollout, scenario, benchmark.skill_of(scenario), params)
         rows.append(row.model_copy(update={"rule_checks": checks, "rule_checks_version": rule_checks_version(checks, params)}))
     return rows
+
+
+def stored_samples(job: Job, rows: list[ResultRow]) -> dict[str, list[JudgeScores]]:
+    """Verdict key → the judge's stored samples, for the rows that have scores (read from the job's store)."""
+    finder = TranscriptFinder([job])
+    samples: dict[str, list[JudgeScores]] = {}
+    for row in rows:
+        if row.scores is None or not row.verdict_key or row.verdict_key in samples:
+            continue
+        verdict = finder.load_verdict(job.path, row.verdict_key)
+        if verdict is None:
+            raise ReportError(
+                f"{job.path}: the stored verdict {row.verdict_key} of {row.scenario_id} is not in the artifact store, so "
+                "its judge samples cannot vote. Fix: rescore where the run's store is, or without pass_rule.sample_vote."
+            )
+        samples[row.verdict_key] = verdict.samples
+    return samples
 
 
 def _summary(summary: JobSummary, rows: list[ResultRow], rule: PassRuleConfig) -> JobSummary:
@@ -245,7 +264,9 @@ def rescore_jobs(
     rescored: list[Job] = []
     for job in jobs:
         rule = rules[job.path]
-        rows = [rescore_row(row, rule) for row in (recheck_rows(job) if recheck else job.rows)]
+        source_rows = recheck_rows(job) if recheck else job.rows
+        samples = stored_samples(job, source_rows) if rule.sample_vote else {}
+        rows = [rescore_row(row, rule, samples.get(row.verdict_key or "")) for row in source_rows]
         config = json.loads(json.dumps(job.config))
         config[GROUP] = rule.model_dump(mode="json")
         store = _absolute_store(job)

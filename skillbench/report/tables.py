@@ -104,7 +104,7 @@ def report_table(
 # family is a module of report/ written as docs/extending-reports.md shows, plus its name here.
 TABLE_FAMILIES: tuple[str, ...] = (
     "skillbench.report.breakdowns", "skillbench.report.human", "skillbench.report.judge_errors",
-    "skillbench.report.trial_tables",
+    "skillbench.report.panel_verdicts", "skillbench.report.trial_tables",
 )
 
 
@@ -184,7 +184,7 @@ def table1(ctx: ReportContext) -> Table:
     for row in ctx.table1:
         cells = [ctx.cell(row.agent, j) for j in ctx.judges]
         mark = ""
-        if row.mean_pass_rate is not None and row.judges_in_mean < len(ctx.judges):
+        if row.mean_pass_rate is not None and row.judges_in_mean < len(ctx.member_judges):
             mark, partial = " *", True
         display.append(
             [
@@ -222,6 +222,8 @@ def table1(ctx: ReportContext) -> Table:
     if partial:
         notes.append("* mean over the judges with a rate only (some cells are missing or have no verdicts).")
     notes.append("Rule: rule-based pass rate (no hard rule-check failure), one verdict per rollout.")
+    if ctx.panel_judges:
+        notes.append(f"{', '.join(ctx.panel_judges)}: panel verdicts (a vote of the judges' verdicts), not in the Mean.")
     return Table(
         headers=headers,
         display=display,

@@ -9,10 +9,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from skillbench.core.records import Rollout
+from skillbench.evaluation.records import Verdict
 from skillbench.report.jobs import Job
 from skillbench.store.artifacts import ArtifactStore
 
 ROLLOUTS_DIR = "rollouts"
+VERDICTS_DIR = "verdicts"
 
 
 def store_candidates(job: Job) -> list[Path]:
@@ -41,13 +43,13 @@ class TranscriptFinder:
         self._candidates = {job.path: store_candidates(job) for job in jobs}
         self._store: dict[Path, ArtifactStore] = {}  # per job, once one of its rollouts was found there
 
-    def _store_for(self, job_path: Path, key: str) -> ArtifactStore | None:
+    def _store_for(self, job_path: Path, key: str, kind: str = ROLLOUTS_DIR) -> ArtifactStore | None:
         store = self._store.get(job_path)
         if store is not None:
             return store
         for candidate in self._candidates.get(job_path, []):
             store = ArtifactStore(candidate)
-            if store.path(ROLLOUTS_DIR, key).exists():
+            if store.path(kind, key).exists():
                 self._store[job_path] = store
                 return store
         return None
@@ -72,3 +74,15 @@ class TranscriptFinder:
                 return json.loads(data), f"{path}: does not match the current Rollout format; shown raw"
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 return None, f"{path}: not JSON ({exc})"
+
+    def load_verdict(self, job_path: Path, key: str | None) -> Verdict | None:
+        """The stored verdict (every judge sample) behind a row; None when it is not in the job's store."""
+        if not key:
+            return None
+        store = self._store_for(job_path, key, VERDICTS_DIR)
+        if store is None:
+            return None
+        try:
+            return Verdict.model_validate_json(store.read(VERDICTS_DIR, key))
+        except (OSError, ValidationError):
+            return None
