@@ -9,8 +9,8 @@ if __name__ == "__main__":
     from skillbench.core.collector import quick_exit
 
     quick_exit()
-    from skillbench.app import check_command_line, main, shell_completion
+    from skillbench.app import check_command_line, run_app, shell_completion
 
     shell_completion()
     check_command_line()
-    main()
+    run_app()

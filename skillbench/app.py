@@ -19,6 +19,7 @@ from skillbench.config import RunConfig, validate_config
 from skillbench.config.secrets import argument_credentials
 from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
+from skillbench.core.faults import Terminated, exit_code, install_sigterm, stop_word, storage_problem
 from skillbench.core.money import usd
 from skillbench.engine.progress import BudgetReached, SweepPosition
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
@@ -83,6 +84,7 @@ def main(cfg: DictConfig) -> float | None:
     from skillbench.engine.job import run_job
     from skillbench.engine.names import check_registered_names
 
+    install_sigterm()  # SIGTERM ends the job as Ctrl-C does (marker, resume line), also in launcher workers
     hydra_cfg = HydraConfig.get()
     job_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
@@ -113,8 +115,15 @@ def main(cfg: DictConfig) -> float | None:
         run_cfg = run_cfg.model_copy(update={"run": run_cfg.run.model_copy(update={"budget_usd": left})})
     try:
         summary = run_job(run_cfg, job_dir, label, sweep)
-    except KeyboardInterrupt:
-        _stopped(job_dir, INTERRUPTED_FILE, {"reason": "interrupted"}, "interrupted", 130)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (core/faults.py Terminated): the same path
+        record = {"reason": "terminated" if isinstance(exc, Terminated) else "interrupted",
+                  "signal": "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"}
+        if not multirun:
+            _stopped(job_dir, INTERRUPTED_FILE, record, stop_word(exc), exit_code(exc))
+        rows = _keep_stopped(job_dir, INTERRUPTED_FILE, record)
+        print(f"skillbench: {label}{stop_word(exc)}; {rows} finished row(s) kept in {job_dir}", file=sys.stderr,
+              flush=True)
+        raise  # the sweep's own process ends the sweep: its report over what finished, the resume line
     except BudgetReached as exc:
         record = {"reason": "budget", "spent_usd": exc.spent_usd, "budget_usd": exc.budget_usd, "done": exc.done,
                   "total": exc.total}
@@ -132,6 +141,8 @@ def main(cfg: DictConfig) -> float | None:
     except SkillbenchError as exc:
         return _job_failed(job_dir, exc, multirun, user_error=True)
     except Exception as exc:  # a crash in one job must not stop the sweep or its report
+        if storage_problem(exc):
+            return _storage_failed(job_dir, exc, multirun, label, run_cfg.store.root)
         return _job_failed(job_dir, exc, multirun, user_error=False)
     _report_outcome(summary, run_cfg, job_dir, multirun)
     return summary.pass_rate
@@ -166,6 +177,22 @@ def _report_outcome(summary: JobSummary, cfg: RunConfig, job_dir: Path, multirun
     log.info("%s (%d model calls%s). Report: skillbench report %s", job_dir, summary.llm_calls, cost, job_dir)
     if failure and not multirun:  # a sweep goes on; its end says which jobs failed and exits non-zero
         print(f"skillbench: job failed: {failure}", file=sys.stderr)
+        sys.exit(1)
+
+
+def _storage_failed(job_dir: Path, exc: BaseException, multirun: bool, label: str, store_root: str) -> None:
+    """The disk is full or not writable: one line naming the folder and the fix (no traceback flood), job_error.json
+    when anything can still be written, the finished rows left as they are."""
+    problem = storage_problem(exc, (str(job_dir), store_root)) or str(exc)
+    logging.raiseExceptions = False  # the log file is on that disk too: its own write errors add nothing
+    with contextlib.suppress(OSError):
+        write_json_atomic(job_dir / JOB_ERROR_FILE, {"error": problem, "type": "StorageError", "traceback": None})
+    try:
+        rows = sum(1 for line in (job_dir / "results.jsonl").open("rb") if line.endswith(b"\n"))
+    except OSError:
+        rows = 0
+    print(f"skillbench: {label}{problem}. {rows} finished row(s) kept in {job_dir}.", file=sys.stderr, flush=True)
+    if not multirun:
         sys.exit(1)
 
 
@@ -215,11 +242,22 @@ def main_argv(argv: list[str]) -> int:
     sys.argv = [sys.argv[0] if sys.argv else "skillbench", *argv]
     shell_completion()
     check_command_line("skillbench run")
-    main()
+    run_app()
     return 0
+
+
+def run_app() -> None:
+    """The Hydra app; Ctrl-C or SIGTERM that ends a sweep (or a run before its job started) ends it honestly: every
+    job keeps its finished rows, the sweep's report covers what finished, one line says how to continue."""
+    from skillbench.plan.callback import end_interrupted
+
+    try:
+        main()
+    except KeyboardInterrupt as exc:
+        end_interrupted(exc)
 
 
 if __name__ == "__main__":
     shell_completion()
     check_command_line()
-    main()
+    run_app()

@@ -5,9 +5,10 @@ pays the imports again (litellm alone is seconds) before its first job, and each
 dispatch. Forked after ``preload`` has imported what every job needs, a worker starts its first job at once.
 POSIX only (``fork``); each worker runs one job at a time, exactly as ``hydra/launcher=basic`` runs it.
 
-The launching process hands out one job at a time to an idle worker, so on Ctrl-C it stops handing out
-jobs, lets each worker end its own job (the job's own interrupt handling keeps what it finished), and exits
-130 without a traceback. A worker that dies (killed, out of memory) takes only its job with it: the job's
+The launching process hands out one job at a time to an idle worker, so on Ctrl-C (or SIGTERM, which
+skillbench.plan.callback passes on to the workers) it stops handing out jobs, lets each worker end its own job (the
+job's own interrupt handling keeps what it finished), and re-raises: skillbench.app.run_app writes the report over
+what finished and exits 130 (143) without a traceback. A worker that dies (killed, out of memory) takes only its job with it: the job's
 folder records it as crashed, a fresh worker takes the remaining jobs, and the sweep's end counts it (exit 1).
 """
 
@@ -189,12 +190,12 @@ class ForkLauncher(Launcher):
                         running[conn] = pending.popleft()
                         conn.send(running[conn])
         except KeyboardInterrupt:
-            # Each worker got the same Ctrl-C and is ending its own job (which keeps its finished rows).
+            # Each worker got the same Ctrl-C (or the SIGTERM this process passed on) and is ending its own job, which
+            # keeps its finished rows; the sweep's process then ends the sweep (skillbench.app.run_app: the report
+            # over what finished, the line that continues it, exit 130 or 143).
             for process, _ in workers:
                 process.join(timeout=60)
-            print(f"skillbench: sweep interrupted: {len(results)} of {len(job_overrides)} job(s) finished; "
-                  "rerun the same command to resume (finished work is reused).", file=sys.stderr, flush=True)
-            raise SystemExit(130) from None
+            raise
         finally:
             for process, conn in workers:
                 if process.is_alive():

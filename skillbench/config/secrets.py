@@ -48,6 +48,8 @@ _KEY_FORMATS = re.compile(
 def credential_name(key: str) -> bool:
     """Whether a config key (its last dotted segment) names a credential; ``api_key_env`` names a variable."""
     name = key.rsplit(".", 1)[-1].lstrip("+~").lower().replace("-", "_")
+    if name.endswith(("per_token", "_tokens")):  # prices and token counts (input_cost_per_token, max_tokens)
+        return False
     return name in _CREDENTIAL_NAMES or name.endswith(_CREDENTIAL_SUFFIXES)
 
 

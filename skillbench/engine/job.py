@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +19,7 @@ from skillbench.benchmark.selection import select_scenarios
 from skillbench.config.schema import RunConfig
 from skillbench.core.collector import rare_collections
 from skillbench.core.errors import InfrastructureError
+from skillbench.core.faults import storage_problem
 from skillbench.core.records import Rollout, RuleCheck, Usage
 from skillbench.engine.progress import BudgetReached, Progress, SweepPosition
 from skillbench.engine.results import (
@@ -28,6 +30,7 @@ from skillbench.engine.results import (
     ResultRow,
     assemble_row,
 )
+from skillbench.engine.signals import run_until_signal
 from skillbench.engine.summary import role_max_tokens, summarize
 from skillbench.engine.trials import trial_seed
 from skillbench.evaluation import judge_transcript, run_rule_checks, verdict_key
@@ -39,7 +42,13 @@ from skillbench.models.litellm_setup import flush_background_logging
 from skillbench.prompts import AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, render_judge_prompt
 from skillbench.prompts.tool_result import TOOL_RESULT_PROMPT_VERSION
 from skillbench.rollout.orchestrator import RolloutParams, run_rollout
-from skillbench.store import ArtifactStore, content_hash, result_settings, write_json_atomic
+from skillbench.store import (
+    ArtifactStore,
+    content_hash,
+    result_settings,
+    write_json_atomic,
+    write_text_atomic,
+)
 
 log = logging.getLogger("skillbench.job")
 
@@ -211,6 +220,8 @@ async def evaluate_scenario(ctx: JobContext, scenario: Scenario, trial: int = 0)
     try:
         return await _evaluate(ctx, scenario, trial)
     except Exception as exc:
+        if storage_problem(exc):  # a full or read-only disk is the job's end, not one scenario's infra error
+            raise
         log.exception("scenario %s failed inside skillbench; recorded as an infrastructure error", scenario.id)
         key = ctx.rollout_key(scenario, trial)
         rollout = infra_rollout(ctx, scenario, key, f"internal error: {type(exc).__name__}: {str(exc)[:300]}", {})
@@ -305,17 +316,24 @@ async def run_job_async(
     reporter = asyncio.create_task(ctx.progress.report_every(cfg.run.progress_interval_s))
     try:
         with results_path.open("w", encoding="utf-8") as sink, rare_collections():
-            await asyncio.gather(*(one(scenario, trial, sink) for scenario, trial in units))
+            conversations = [asyncio.ensure_future(one(scenario, trial, sink)) for scenario, trial in units]
+            try:
+                await asyncio.gather(*conversations)
+            except BaseException:  # a full disk, a signal: stop the others and collect them, none left unhandled
+                # A call cancelled before its provider coroutine started says so as it is collected: noise here.
+                warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+                for conversation in conversations:
+                    conversation.cancel()
+                await asyncio.gather(*conversations, return_exceptions=True)
+                raise
             await flush_background_logging()  # this job's own share of litellm's work, not the next job's
     finally:
         reporter.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reporter
     ordered = [rows[(scenario.id, trial)] for scenario, trial in units if (scenario.id, trial) in rows]
-    # Rewrite once in benchmark order (atomic), so equal runs give equal files.
-    tmp = results_path.with_suffix(".jsonl.tmp")
-    tmp.write_text("".join(row.model_dump_json() + "\n" for row in ordered), encoding="utf-8")
-    tmp.replace(results_path)
+    # Rewrite once in benchmark order (atomic, no temporary file left if it fails), so equal runs give equal files.
+    write_text_atomic(results_path, "".join(row.model_dump_json() + "\n" for row in ordered))
     if len(ordered) < len(units):  # only the budget skips scenarios; no summary for an unfinished job
         assert cfg.run.budget_usd is not None
         raise BudgetReached(ctx.progress.cost_usd, cfg.run.budget_usd, len(ordered), len(units))
@@ -359,4 +377,4 @@ def _pct(value: float | None) -> str:
 
 
 def run_job(cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None) -> JobSummary:
-    return asyncio.run(run_job_async(cfg, job_dir, label, sweep))
+    return run_until_signal(run_job_async(cfg, job_dir, label, sweep))  # SIGTERM ends it as Ctrl-C does

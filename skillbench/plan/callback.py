@@ -75,6 +75,33 @@ def _refuse_credentials(master: DictConfig) -> None:
         _refuse([secrets_refusal(found, "in the configuration")])
 
 
+# The sweep this process runs (set when it starts): where an interrupted sweep's report goes.
+_ACTIVE_SWEEP: dict[str, Any] = {}
+
+
+def end_interrupted(exc: KeyboardInterrupt) -> NoReturn:
+    """Ctrl-C or SIGTERM reached the sweep's (or run's) own process: wait for the workers to keep their finished rows,
+    write the sweep's report over what finished, print how it ended and the command that continues it, exit 130/143."""
+    from skillbench.core.faults import exit_code, stop_word, wait_for_children
+    from skillbench.plan.outcome import continue_hint, sweep_outcome
+
+    wait_for_children()
+    sweep_dir = _ACTIVE_SWEEP.get("dir")
+    if sweep_dir is not None and Path(sweep_dir).is_dir():
+        if _ACTIVE_SWEEP.get("report", True):
+            from skillbench.report.callback import ReportCallback
+
+            ReportCallback()._build(Path(sweep_dir))
+        outcome = sweep_outcome(Path(sweep_dir), float(_ACTIVE_SWEEP.get("max_infra_error_share", 0.5)),
+                                planned=int(os.environ.get(SWEEP_JOBS_ENV) or 0))
+        _say(f"skillbench: {outcome.line}")
+        _say(f"skillbench: sweep {stop_word(exc)}; finished work is kept (the report covers the finished jobs). "
+             f"{continue_hint(budget=False)}")
+    else:
+        _say(f"skillbench: {stop_word(exc)} before any job finished; nothing was lost. {continue_hint(budget=False)}")
+    sys.exit(exit_code(exc))
+
+
 class PlanCallback(Callback):
     """``on_run_start``/``on_multirun_start``: preflight (``run.preflight``) and dry run (``run.dry_run``)."""
 
@@ -95,6 +122,14 @@ class PlanCallback(Callback):
         _refuse_credentials(config)
         jobs = self._check(config)
         self._own(config, jobs, multirun=True)
+        from skillbench.core.faults import install_sigterm
+
+        install_sigterm(forward=True)  # as Ctrl-C reaches every worker from the terminal, SIGTERM is passed on
+        _ACTIVE_SWEEP.update(
+            dir=self._sweep_dir,
+            report=bool(OmegaConf.select(config, "hydra.callbacks.report.enabled", default=True)),
+            max_infra_error_share=OmegaConf.select(config, "run.max_infra_error_share", default=0.5),
+        )
         os.environ[SWEEP_STARTED_ENV] = str(time.time())
 
     def _own(self, master: DictConfig, jobs: list[PlannedJob] | None, *, multirun: bool) -> None:

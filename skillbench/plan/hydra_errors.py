@@ -93,6 +93,12 @@ def install() -> None:
         try:
             return func()
         except Exception as exc:
+            from skillbench.core.faults import storage_problem
+
+            storage = storage_problem(exc)
+            if storage is not None:  # Hydra's own writes (.hydra/, multirun.yaml) on a full or read-only disk
+                print(f"skillbench: {storage}.", file=sys.stderr)
+                sys.exit(1)
             message, error = one_line(exc), exc
             if message is None:
                 return original(lambda: (_ for _ in ()).throw(error))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import hashlib
 import json
+import logging
 import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -50,6 +52,33 @@ def _write_durable(path: Path, data: bytes) -> None:
         raise
 
 
+# Every artifact carries the SHA-256 of its own JSON as a last member, ``,"sha256":"<hex>"}``: the file stays one JSON
+# object, and checking it needs no parse (the digest is of the bytes before that suffix, closed by ``}``).
+_SEAL = b',"sha256":"'
+_SEALED_TAIL = len(_SEAL) + 64 + 2  # the seal, the hex digest, '"}'
+log = logging.getLogger("skillbench.store")
+
+
+class ArtifactCorrupt(OSError):
+    """A stored artifact whose content does not match its checksum (edited by hand, or damaged)."""
+
+
+def seal(data: bytes) -> bytes:
+    """``data`` (one JSON object) with its checksum as the object's last member."""
+    digest = hashlib.sha256(data).hexdigest().encode("ascii")
+    if data.endswith(b"}") and data.rstrip() != b"{}":
+        return data[:-1] + _SEAL + digest + b'"}'
+    return data  # not an object with members: stored as it is (never the case for a pydantic artifact)
+
+
+def unseal(data: bytes) -> tuple[bytes, bool | None]:
+    """The artifact's own bytes and whether they match the checksum (None: stored before checksums existed)."""
+    if len(data) > _SEALED_TAIL and data.endswith(b'"}') and data[-_SEALED_TAIL:-66] == _SEAL:
+        body = data[:-_SEALED_TAIL] + b"}"
+        return body, hashlib.sha256(body).hexdigest().encode("ascii") == data[-66:-2]
+    return data, None
+
+
 class ArtifactStore:
     """Artifacts live at ``<root>/<kind>/<key[:2]>/<key>.json``.
 
@@ -62,6 +91,7 @@ class ArtifactStore:
         self.root = Path(root)
         self._root = str(self.root)
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self.corrupt: list[str] = []  # artifacts this store found tampered with (set aside and produced again)
 
     def location(self, kind: str, key: str) -> str:
         """Where the artifact lives, as a string (a report reads 8,500 of them: pathlib costs more than the read)."""
@@ -71,30 +101,48 @@ class ArtifactStore:
         return Path(self.location(kind, key))
 
     def read(self, kind: str, key: str) -> bytes:
-        """The artifact's bytes as stored; raises OSError (FileNotFoundError when there is none)."""
-        with open(self.location(kind, key), "rb") as handle:
-            return handle.read()
+        """The artifact's bytes, checked against their checksum; raises OSError (FileNotFoundError when there is
+        none, :class:`ArtifactCorrupt` when the content does not match its checksum)."""
+        location = self.location(kind, key)
+        with open(location, "rb") as handle:
+            data, intact = unseal(handle.read())
+        if intact is False:
+            raise ArtifactCorrupt(f"{location}: content does not match its checksum (edited or damaged)")
+        return data
 
     def get(self, kind: str, key: str, model: type[M]) -> M | None:
+        """The stored artifact; None when there is none, when it fails its checksum (moved aside to ``*.corrupt``,
+        never deleted, and named in the log: the caller produces it again) or was written by an incompatible version."""
         try:
             data = self.read(kind, key)
         except FileNotFoundError:
+            return None
+        except ArtifactCorrupt as exc:
+            self._set_aside(kind, key, exc)
             return None
         try:
             return model.model_validate_json(data)
         except ValidationError:
             return None  # written by an incompatible version: produce it again
 
+    def _set_aside(self, kind: str, key: str, exc: ArtifactCorrupt) -> None:
+        path = self.path(kind, key)
+        aside = path.with_name(f"{path.name}.corrupt")
+        with contextlib.suppress(OSError):
+            os.replace(path, aside)
+        self.corrupt.append(str(aside))
+        log.warning("%s; kept as %s and produced again", exc, aside.name)
+
     def put(self, kind: str, key: str, artifact: BaseModel) -> Path:
         """Blocking write, for code outside an event loop (``put_async`` inside one)."""
         path = self.path(kind, key)
-        _write_durable(path, artifact.model_dump_json().encode("utf-8"))
+        _write_durable(path, seal(artifact.model_dump_json().encode("utf-8")))
         return path
 
     async def put_async(self, kind: str, key: str, artifact: BaseModel) -> Path:
         """The same durable write as ``put``, done on the writer thread while the loop runs on."""
         path = self.path(kind, key)
-        data = artifact.model_dump_json().encode("utf-8")  # serialised here: the artifact may be mutated later
+        data = seal(artifact.model_dump_json().encode("utf-8"))  # serialised here: the artifact may be mutated later
         future = _WRITER.submit(_write_durable, path, data)
         try:
             await asyncio.shield(asyncio.wrap_future(future))
@@ -183,6 +231,20 @@ def write_json_atomic(path: Path, data: object) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=2, ensure_ascii=False, default=str)
             handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and rename: whole or absent; no temporary file is left behind
+    when the write fails (a full disk)."""
+    fd, tmp = _temp_beside(path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

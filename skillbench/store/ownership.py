@@ -29,6 +29,10 @@ from skillbench.core.errors import SkillbenchError
 LOCK_FILE = ".skillbench.lock"
 
 
+# The claims of this process (a process never contends with itself: an in-process rerun takes its folder back).
+_HELD: dict[Path, FolderClaim] = {}
+
+
 class FolderBusy(SkillbenchError):
     """Another live process owns the folder (or a folder around it)."""
 
@@ -131,8 +135,11 @@ def claim(folder: str | Path, kind: str, *, option: str = "hydra.run.dir") -> Fo
     is refused too (a run aimed into a running sweep's folder).
     """
     path = Path(os.path.abspath(folder))
+    earlier = _HELD.pop(path, None)
+    if earlier is not None:  # re-entrant per process: a run of this process that ended without releasing it
+        earlier.release()
     around = live_owner(path.parent) if path.parent != path else None
-    if around is not None:
+    if around is not None and not (around[1] is not None and around[1].pid == os.getpid()):
         raise FolderBusy(busy_message(path, around[0], around[1], option=option))
     created = not path.exists()
     path.mkdir(parents=True, exist_ok=True)
@@ -154,4 +161,5 @@ def claim(folder: str | Path, kind: str, *, option: str = "hydra.run.dir") -> Fo
     # Written in place under the lock (readers only read it to name the owner); truncated first.
     os.ftruncate(fd, 0)
     os.pwrite(fd, record, 0)
-    return FolderClaim(path, fd, owner, created=created, previous=previous)
+    _HELD[path] = claimed = FolderClaim(path, fd, owner, created=created, previous=previous)
+    return claimed
