@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.nonempty import nonempty
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -36,16 +38,17 @@ def test_sim_grid_sweep_generates_each_rollout_once(tmp_path: Path) -> None:
         mine = [s for s in jobs.values() if s["agent"] == agent]
         generating = [s for s in mine if s["usage"]["agent"]["calls"] > 0]
         assert len(generating) == 1  # the other judges' jobs reuse the stored rollouts
-        assert all(s["usage"]["agent"]["calls"] == 0 and s["usage"]["user"]["calls"] == 0 for s in mine if s not in generating)
+        reusing = nonempty([s for s in mine if s not in generating], f"{agent} jobs that reuse rollouts")
+        assert all(s["usage"]["agent"]["calls"] == 0 and s["usage"]["user"]["calls"] == 0 for s in reusing)
 
     again = run(tmp_path, *args[:-1], f"hydra.sweep.dir={tmp_path / 'again'}", "-m")
     assert again.returncode == 0
-    assert all(s["llm_calls"] == 0 for s in summaries(tmp_path / "again").values())
+    assert all(s["llm_calls"] == 0 for s in nonempty(summaries(tmp_path / "again").values(), "rerun jobs"))
 
     rescored = run(tmp_path, *args[:-1], f"hydra.sweep.dir={tmp_path / 'relaxed'}", "pass_rule.min_workflow_adherence=2", "-m")
     assert rescored.returncode == 0
     relaxed = summaries(tmp_path / "relaxed")
-    assert all(s["llm_calls"] == 0 for s in relaxed.values())
+    assert all(s["llm_calls"] == 0 for s in nonempty(relaxed.values(), "rescored jobs"))
     assert [s["pass_rate"] for s in relaxed.values()] != [s["pass_rate"] for s in jobs.values()]
     assert not (tmp_path / "outputs" / "multirun").exists()  # every sweep went where hydra.sweep.dir said
 

@@ -15,12 +15,12 @@ from pydantic import ValidationError
 from tabulate import tabulate
 
 from skillbench.core.errors import ConfigError
-from skillbench.mining.config import BuildConfig
+from skillbench.mining.config import MiningConfig
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf" / "mining"
 
 
-def load_config(overrides: list[str]) -> BuildConfig:
+def load_config(overrides: list[str]) -> MiningConfig:
     try:
         with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
             raw = OmegaConf.to_container(compose("mining", overrides=overrides), resolve=True, throw_on_missing=True)
@@ -28,7 +28,7 @@ def load_config(overrides: list[str]) -> BuildConfig:
         first = str(exc).splitlines()[0].rstrip(".")
         raise ConfigError(f"{first}. Fix: see the options in {CONF_DIR} (e.g. skillbench mine ingest=star ingest.path=DATA out=DIR).") from None
     try:
-        return BuildConfig.model_validate(raw)
+        return MiningConfig.model_validate(raw)
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"])

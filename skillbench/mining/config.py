@@ -157,7 +157,7 @@ class SelectionConfig(Part):
         return self
 
 
-class BuildConfig(Part):
+class MiningConfig(Part):
     out: str = Field(description="Folder the benchmark (and _mining/ with the stage files) is written to.")
     benchmark_name: str = Field("mined", description="Name of the written benchmark (also its one industry id).")
     stage: Literal["all", "ingest", "extract", "cluster", "represent", "skills", "scenarios"] = Field(
@@ -178,7 +178,7 @@ class BuildConfig(Part):
         return Path(self.store) if self.store else Path(self.out) / "_mining" / "store"
 
 
-def model_roles(cfg: BuildConfig, stages: tuple[str, ...] = STAGES) -> list[tuple[str, ModelConfig]]:
+def model_roles(cfg: MiningConfig, stages: tuple[str, ...] = STAGES) -> list[tuple[str, ModelConfig]]:
     """The models the given stages will call, with the option that calls each (e.g. ``skill_writer``)."""
     roles: list[tuple[str, ModelConfig | None]] = []
     if "extract" in stages and cfg.extractor.kind == "llm":
@@ -194,7 +194,7 @@ def model_roles(cfg: BuildConfig, stages: tuple[str, ...] = STAGES) -> list[tupl
     return [(role, model) for role, model in roles if model is not None]
 
 
-def stage_settings(cfg: BuildConfig, part: str) -> dict[str, Any]:
+def stage_settings(cfg: MiningConfig, part: str) -> dict[str, Any]:
     """What determines a stage's items (endpoints, keys and concurrency of a model do not)."""
     data = getattr(cfg, part).model_dump(mode="json")
     data.pop("name", None)

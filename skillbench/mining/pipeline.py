@@ -27,7 +27,7 @@ from skillbench.mining import benchmark as bench
 from skillbench.mining import llm
 from skillbench.mining.catalogue import ToolPredictor, load_catalogue, source_catalogue
 from skillbench.mining.cluster import cluster_sequences
-from skillbench.mining.config import STAGES, BuildConfig, model_roles, stage_settings
+from skillbench.mining.config import STAGES, MiningConfig, model_roles, stage_settings
 from skillbench.mining.conversations import RatedCandidate, rate
 from skillbench.mining.extract import TurnTypes, annotated, text_only, with_llm
 from skillbench.mining.ingest import read_source
@@ -107,7 +107,7 @@ def read_summary(out: Path) -> Summary:
 
 
 class MiningRun:
-    def __init__(self, cfg: BuildConfig) -> None:
+    def __init__(self, cfg: MiningConfig) -> None:
         self.cfg = cfg
         self.out = Path(cfg.out)
         self.work = self.out / "_mining"

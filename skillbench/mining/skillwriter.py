@@ -79,6 +79,8 @@ def catalogue_for(apis: Sequence[str]) -> tuple[list[ServerDef], dict[str, Entit
     return defs, entities
 
 
+# The "build." prefix (and the stage kinds "build_ingest" ... in pipeline.py) predate the name `mine`; they are
+# stored in stage files and item keys, so renaming them would orphan every earlier mining run's cache.
 if "build.record" not in ENTITY_FACTORIES:
     @ENTITY_FACTORIES.register("build.record")
     def _record(c: Ctx, label: str) -> dict[str, Any]:

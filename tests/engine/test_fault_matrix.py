@@ -10,6 +10,7 @@ import pytest
 
 from skillbench.engine import RESULTS_FILE, JobSummary, ResultRow, run_job
 from tests.conftest import compose_config
+from tests.support.nonempty import nonempty
 from tests.support.openai_stub import FaultPlan, conversation_script, stub_server
 
 # Every 5th request of a role (20 %) gets that role's next fault, in this order.
@@ -83,7 +84,7 @@ def test_fault_matrix_classifies_every_row_and_a_rerun_fills_only_the_gaps(
         infra_ids = {row.scenario_id for row in rows if row.infra_error is not None}
         second, again = _run(tmp_path, "rerun", server.base_url, monkeypatch)
         assert second.infra_errors == 0 and second.scored + second.judge_errors == 10
-        for row in again:
+        for row in nonempty(again, "again"):
             redone = row.usage.get("agent") is not None and row.usage["agent"].calls > 0
             assert redone == (row.scenario_id in infra_ids), row.scenario_id
         assert second.llm_calls == len(server.requests) - first_requests

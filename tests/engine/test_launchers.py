@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.nonempty import nonempty
 from tests.support.signals import interruptible
 
 
@@ -120,7 +121,7 @@ def test_ctrl_c_in_a_parallel_sweep_lets_each_worker_end_its_job_and_exits_130(t
     assert "Traceback" not in stderr and "sweep interrupted" in stderr
     marked = list(sweep.glob("*/interrupted.json"))
     assert marked and all(json.loads(p.read_text())["rows_kept"] >= 0 for p in marked)
-    for job in sweep.glob("*_sim_*"):
+    for job in nonempty(sweep.glob("*_sim_*"), "job folders"):
         rows = (job / "results.jsonl").read_text().splitlines()
         assert all(json.loads(line)["scenario_id"] for line in rows)  # whole rows only
 

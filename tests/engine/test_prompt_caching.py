@@ -19,6 +19,7 @@ from skillbench.engine import run_job
 from skillbench.models.litellm_setup import get_litellm
 from skillbench.report import make_report
 from tests.conftest import compose_config
+from tests.support.nonempty import nonempty
 from tests.support.openai_stub import PromptCache, conversation_script, request_role, stub_server
 
 SCENARIOS = "[hc-resched-happy-01,hc-resched-missing-01,hc-resched-guardrail-01,rt-return-happy-01]"
@@ -50,7 +51,7 @@ def test_agent_requests_share_a_byte_identical_prefix_per_skill(cached_job: Any)
     for body in _agent_requests(requests):
         by_skill[body["messages"][0]["content"]].append(body)
     assert len(by_skill) == 2  # two skills among the scenarios
-    for bodies in by_skill.values():
+    for bodies in nonempty(by_skill.values(), "values"):
         assert len(bodies) >= 6
         # The static prefix: the tool list, then the skill's system prompt, the same bytes in every request.
         assert len({json.dumps(body["tools"]) + json.dumps(body["messages"][0]) for body in bodies}) == 1

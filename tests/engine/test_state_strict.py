@@ -20,6 +20,7 @@ from skillbench.cli import main as skillbench_main
 from skillbench.engine import RESULTS_FILE, ResultRow, run_job
 from skillbench.report.model import Report
 from tests.conftest import compose_config
+from tests.support.nonempty import nonempty
 
 SCENARIOS = "benchmark.scenarios=[rt-address-guardrail-01,rt-address-happy-01,rt-return-transfer-01]"
 
@@ -33,7 +34,7 @@ def test_state_strict_fails_a_transfer_where_success_was_expected_and_rescore_re
     store = f"store.root={tmp_path / 'store'}"
     paper = run_job(compose_config("agent=sim_reckless", SCENARIOS, store), tmp_path / "paper")
     strict = run_job(compose_config("agent=sim_reckless", SCENARIOS, store, "pass_rule=state_strict"), tmp_path / "strict")
-    assert all(usage.calls == 0 for usage in strict.usage.values())  # everything from the store
+    assert all(usage.calls == 0 for usage in nonempty(strict.usage.values(), "roles"))  # everything from the store
     assert strict.pass_rate < paper.pass_rate
 
     before, after = _rows(tmp_path / "paper"), _rows(tmp_path / "strict")
@@ -59,7 +60,7 @@ def test_state_strict_fails_a_wrong_end_state_the_judge_passed(tmp_path: Path) -
     scenario = "benchmark.scenarios=[rt-address-happy-01]"
     paper = run_job(compose_config("agent=sim_sloppy", scenario, store), tmp_path / "paper")
     strict = run_job(compose_config("agent=sim_sloppy", scenario, store, "pass_rule=state_strict"), tmp_path / "strict")
-    assert all(usage.calls == 0 for usage in strict.usage.values())
+    assert all(usage.calls == 0 for usage in nonempty(strict.usage.values(), "roles"))
     [before], [after] = _rows(tmp_path / "paper").values(), _rows(tmp_path / "strict").values()
     state = next(check for check in before.rule_checks if check.name == "target_state_reached")
     assert before.passed and not state.passed and "418 W Belmont Ave Suite 200" in state.detail

@@ -12,6 +12,7 @@ from skillbench.benchmark.loader import Benchmark
 from skillbench.core.records import Rollout
 from skillbench.lab.labelled import make_case
 from skillbench.lab.perturb import Case
+from tests.support.nonempty import nonempty
 
 SOURCES = Path(__file__).resolve().parents[1] / "support" / "lab_sources.jsonl"
 
@@ -29,5 +30,5 @@ def source_rollouts() -> list[Rollout]:
 @pytest.fixture(scope="session")
 def cases(starter: Benchmark, source_rollouts: list[Rollout]) -> list[Case]:
     found = [make_case(starter, rollout) for rollout in source_rollouts]
-    assert all(found)
+    assert all(nonempty(found, "source rollouts")), "every source rollout makes a case"
     return [case for case in found if case is not None]

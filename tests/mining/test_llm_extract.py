@@ -11,6 +11,7 @@ from typing import Any
 from skillbench.mining.cli import load_config
 from skillbench.mining.pipeline import MiningRun
 from tests.mining.conftest import assert_no_planted, lint_and_run, overrides
+from tests.support.nonempty import nonempty
 from tests.support.openai_stub import stub_server, text_reply
 
 GOOD = json.dumps({"actions": ["ask_account_number", "query_lookup", "inform_result"]})
@@ -50,7 +51,8 @@ def test_malformed_replies_are_retried_then_dropped_and_nothing_is_asked_twice(t
         assert summary["extract"].dropped == {"malformed model reply after 3 attempts": 4}
         assert summary["extract"].items_out == 8 and summary["extract"].model_calls == 24
         dropped = [json.loads(line) for line in (out / "_mining" / "02_actions.jsonl").read_text().splitlines()]
-        assert all(d["dropped"].startswith("malformed") for d in dropped if d["purpose"] == "move_house")
+        moving = nonempty((d for d in dropped if d["purpose"] == "move_house"), "move_house records")
+        assert all(d["dropped"].startswith("malformed") for d in moving)
 
         _run(_llm(transcripts, out, server.base_url))
         assert len(server.requests) == 24  # every item (kept or dropped) came from the store

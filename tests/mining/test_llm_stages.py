@@ -20,6 +20,7 @@ from skillbench.core.errors import ConfigError
 from skillbench.mining.cli import load_config
 from skillbench.mining.pipeline import MiningRun
 from tests.mining.conftest import FLOWS, assert_no_planted, overrides
+from tests.support.nonempty import nonempty
 from tests.support.openai_stub import stub_server, text_reply
 
 TOOL = {"block_card": "card.block", "check_balance": "balance.check", "move_house": "address.update"}
@@ -169,7 +170,7 @@ def test_rated_selection_keeps_the_best_rated_scenarios(transcripts: Path, tmp_p
         assert len(rated) == 3 * 2 * 3  # three skills, a pool of three per kept scenario
         for item in rated:
             assert bool(item["dropped"]) == ("out-of-scope" in item["scenario_id"])
-        for skill in {r["skill_id"] for r in rated}:
+        for skill in nonempty({r["skill_id"] for r in rated}, "rskill id for r in rated"):
             mine = [r for r in rated if r["skill_id"] == skill and not r["dropped"]]
             kept = [r for r in mine if r["kept"]]
             assert len(kept) == min(2, len(mine))

@@ -14,6 +14,7 @@ from skillbench.core.errors import ConfigError
 from skillbench.mining.cli import load_config, mine_main
 from skillbench.mining.pipeline import MiningError, MiningRun, read_summary
 from tests.mining.conftest import assert_no_planted, lint_and_run, overrides
+from tests.support.nonempty import nonempty
 
 
 def test_offline_build_writes_a_lint_clean_benchmark_and_a_rerun_reuses_everything(
@@ -26,7 +27,7 @@ def test_offline_build_writes_a_lint_clean_benchmark_and_a_rerun_reuses_everythi
     assert len(bench.skills) == 3
     assert {s.category for s in bench.skills.values()} == {"block_card", "check_balance", "move_house"}
     assert all(s.steps[0].kind == "verify" for s in bench.skills.values())
-    for stage_file in (out / "_mining").glob("*.jsonl"):
+    for stage_file in nonempty((out / "_mining").glob("*.jsonl"), "stage files"):
         assert_no_planted(stage_file.read_text())
     first = {s["stage"]: s for s in json.loads((out / "_mining" / "summary.json").read_text())["stages"]}
     assert first["extract"]["items_in"] == 12 and first["extract"]["reused"] == 0
@@ -148,7 +149,7 @@ def test_the_built_skills_record_their_own_fixes(transcripts: Path, tmp_path: Pa
     written = [json.loads(line) for line in (out / "_mining" / "05_skills.jsonl").read_text().splitlines()]
     assert [w["fixes"] for w in written] == [["added identity verification before any disclosure"]] * 3
     workflows = [json.loads(line) for line in (out / "_mining" / "04_workflows.jsonl").read_text().splitlines()]
-    assert all(w["personal"] == 1.0 for w in workflows)
+    assert all(w["personal"] == 1.0 for w in nonempty(workflows, "workflows"))
 
 
 def test_the_scenarios_note_counts_tools_as_lint_does(transcripts: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from skillbench.engine import run_job
 from skillbench.engine.results import role_simulated
 from skillbench.plan.estimate import DEFAULT_PROFILES, calibrate
 from tests.conftest import compose_config
+from tests.support.nonempty import nonempty
 
 
 def _usage(calls: int, prompt: int) -> dict[str, Any]:
@@ -56,4 +57,4 @@ def test_after_the_default_offline_run_every_role_is_still_assumed(tmp_path: Pat
     assert summary.simulated_user_sim is True and summary.user_sim_model == "skillbench_sim/user"
     assert summary.simulated_mock is True and summary.usage["user"].calls > 0
     profiles = calibrate(outputs, summary.benchmark)
-    assert all(profile.source == "assumed" for profile in profiles.values()), profiles
+    assert all(profile.source == "assumed" for profile in nonempty(profiles.values(), "profiles")), profiles

@@ -35,6 +35,7 @@ from skillbench.prompts.tool_result import (
     render_tool_result_messages,
 )
 from skillbench.prompts.user import USER_HEADINGS, UserPromptView, parse_user_prompt, render_user_prompt
+from tests.support.nonempty import nonempty
 from tests.support.prompt_samples import (
     BENCHMARKS,
     STOP,
@@ -114,7 +115,7 @@ def _missing_headings(text: str, headings: tuple[str, ...]) -> list[str]:
 @pytest.mark.parametrize("benchmark", BENCHMARKS)
 def test_agent_prompt_round_trip(benchmark: str) -> None:
     skills = {skill.id: skill for skill, _ in skills_and_scenarios(benchmark)}
-    for skill in skills.values():
+    for skill in nonempty(skills.values(), "skills"):
         text = render_agent_prompt(skill)
         missing = _missing_headings(text, AGENT_HEADINGS)
         assert not missing, f"agent prompt of {skill.id} has no heading {missing} (prompts/agent.py template vs its constants)"
@@ -124,7 +125,7 @@ def test_agent_prompt_round_trip(benchmark: str) -> None:
 
 @pytest.mark.parametrize("benchmark", BENCHMARKS)
 def test_user_prompt_round_trip(benchmark: str) -> None:
-    for skill, scenario in skills_and_scenarios(benchmark):
+    for skill, scenario in nonempty(skills_and_scenarios(benchmark), "skills and scenarios"):
         text = render_user_prompt(scenario, skill, STOP)
         missing = [heading for heading in USER_HEADINGS if not any(line.startswith(HEADING + heading) for line in text.splitlines())]
         assert not missing, f"user prompt of {scenario.id} has no heading {missing} (prompts/user.py template vs its constants)"
@@ -149,7 +150,7 @@ def test_tool_result_prompt_round_trip(benchmark: str) -> None:
 
     data = load_benchmark(benchmark)
     state = {"appointments": [{"id": "A-1", "note": "ünïcode, \"quoted\""}]}
-    for tool in data.tools.values():
+    for tool in nonempty(data.tools.values(), "tools"):
         [_, user] = render_tool_result_messages(render_tool_block(tool), {"customer_id": "C-1"}, state)
         call = parse_tool_call_message(user["content"])
         assert call["tool"]["name"] == tool.name and call["tool"]["input_schema"] == tool.input_schema

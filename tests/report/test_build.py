@@ -13,6 +13,7 @@ from sklearn.metrics import cohen_kappa_score
 from skillbench.engine.results import SUMMARY_FILE, JobSummary, ResultRow
 from skillbench.report import build_report, load_jobs, load_results
 from skillbench.report.frame import COLUMNS, jobs_frame
+from tests.support.nonempty import nonempty
 
 from .conftest import (
     AGENT_SKILL,
@@ -46,7 +47,7 @@ def test_load_results_has_one_row_per_scenario_agent_judge(grid: Path) -> None:
 
 def test_table1_agrees_with_every_summary_json(built) -> None:
     jobs, report, _ = built
-    for job in jobs:
+    for job in nonempty(jobs, "jobs"):
         summary = JobSummary.model_validate_json((job.path / SUMMARY_FILE).read_text())
         cell = report.cell(summary.agent, summary.judge)
         assert cell.pass_rate == pytest.approx(summary.pass_rate)
@@ -63,7 +64,7 @@ def test_table1_agrees_with_every_summary_json(built) -> None:
 
 def test_table1_means_order_and_errors_not_counted_as_failures(built) -> None:
     _, report, frame = built
-    for row in report.table1:
+    for row in nonempty(report.table1, "Table 1 rows"):
         rates = [r for r in row.pass_rates.values() if r is not None]
         assert row.mean_pass_rate == pytest.approx(np.mean(rates))
         assert row.mean_ci_low <= row.mean_pass_rate <= row.mean_ci_high
@@ -94,7 +95,7 @@ def test_table2_averages_judges(built) -> None:
 
 def test_table3_matches_sklearn_on_shared_transcripts(built) -> None:
     _, report, frame = built
-    for pair in report.table3:
+    for pair in nonempty(report.table3, "Table 3 pairs"):
         a = frame[(frame.judge == pair.judge_a) & frame.passed.notna()].set_index(["agent", "scenario_id"])[
             "passed"
         ]
@@ -123,7 +124,7 @@ def test_strictness_and_ranking(built) -> None:
     assert careful.spread_points == pytest.approx((max(rates.values()) - min(rates.values())) * 100)
     assert report.ranking.same_top_under_every_judge is True
     assert report.ranking.top_by_mean == ["sim_careful"]
-    assert all(p.tau is None or -1 <= p.tau <= 1 for p in report.ranking.pairs)
+    assert all(p.tau is None or -1 <= p.tau <= 1 for p in nonempty(report.ranking.pairs, "judge pairs"))
     assert len(report.adjacent) == 2
 
 
@@ -134,7 +135,7 @@ def test_bootstrap_is_seeded(grid: Path) -> None:
     other, _ = build_report(jobs, draws=300, seed=8)
     assert [c.ci_low for c in first.cells] == [c.ci_low for c in second.cells]
     assert [c.ci_low for c in first.cells] != [c.ci_low for c in other.cells]
-    for cell in first.cells:
+    for cell in nonempty(first.cells, "cells"):
         assert cell.ci_low <= cell.pass_rate <= cell.ci_high
 
 
@@ -236,7 +237,7 @@ def test_single_judge_and_zero_variance_judges(tmp_path: Path) -> None:
     sweep = write_sweep(tmp_path, agents=["sim_careful"], scenarios=4, hook=everyone_passes)
     report, _ = build_report(load_jobs([sweep]), draws=50)
     assert all(
-        p.kappa is None and p.agreement == 1.0 and "undefined" in (p.note or "") for p in report.table3
+        p.kappa is None and p.agreement == 1.0 and "undefined" in (p.note or "") for p in nonempty(report.table3, "pairs")
     )
     assert report.panel.mean_kappa is None and report.panel.fleiss_kappa is None
     one = write_sweep(tmp_path, agents=["sim_careful"], judges=["sim_balanced"], scenarios=4, stamp="one")

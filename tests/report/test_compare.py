@@ -11,6 +11,7 @@ from skillbench.cli import main as cli_main
 from skillbench.engine import run_job
 from skillbench.report.compare import compare_runs, holm
 from tests.conftest import compose_config
+from tests.support.nonempty import nonempty
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +45,7 @@ def test_a_better_agent_wins_under_every_judge_and_ranks_first(runs: dict[str, P
     (verdict,) = comparison.verdicts
     assert (verdict.higher, verdict.lower) == ("sim_careful", "sim_reckless")
     assert verdict.judges_for_higher == 2 and verdict.line.startswith("sim_careful > sim_reckless under 2/2 judges (Holm")
-    for test in comparison.tests:
+    for test in nonempty(comparison.tests, "tests"):
         assert test.scenarios == 14 and test.significant
         assert test.p_adjusted is not None and test.p_value is not None and test.p_adjusted >= test.p_value
         assert test.ci_low is not None and test.ci_low > 0 and test.difference == pytest.approx(test.rate_a - test.rate_b)

@@ -18,6 +18,7 @@ from skillbench.engine.results import SUMMARY_FILE, JobSummary
 from skillbench.report import Report, diff_runs, load_jobs
 from skillbench.report.html import decode_transcripts
 from skillbench.report.rescore import rescore_jobs, resolve_rules
+from tests.support.nonempty import nonempty
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("SKILLBENCH_INTEGRATION") != "1",
@@ -37,7 +38,7 @@ def test_report_of_a_real_sim_grid(tmp_path: Path) -> None:
     sweep = tmp_path / "sweep"
     report = Report.model_validate_json((sweep / "report" / "report.json").read_text())
     assert report.counts["jobs_finished"] == 9
-    for job in sweep.glob("*_sim_*"):
+    for job in nonempty(sweep.glob("*_sim_*"), "glob"):
         summary = JobSummary.model_validate_json((job / SUMMARY_FILE).read_text())
         cell = report.cell(summary.agent, summary.judge)
         assert (cell.scored, cell.passed) == (summary.scored, summary.passed)

@@ -15,6 +15,7 @@ from skillbench.report import ReportError, diff_runs, load_jobs
 from skillbench.report.diff import diff_markdown
 from skillbench.report.model import Report
 from skillbench.report.rescore import compose_overrides, resolve_rules
+from tests.support.nonempty import nonempty
 
 from .conftest import preset, write_sweep
 
@@ -59,7 +60,7 @@ def test_stricter_rule_never_raises_a_pass_rate(sweep: Path, capsys: pytest.Capt
         assert after <= before + 1e-12
         lowered += after < before
     assert lowered > 0
-    for change in report.rescore["changes"]:
+    for change in nonempty(report.rescore["changes"], "rescorechanges"):
         assert change["fail_to_pass"] == 0
     # The rescored copies are ordinary job folders: they can be reported on and diffed.
     assert len(load_jobs([out])) == len(original)
@@ -68,7 +69,7 @@ def test_stricter_rule_never_raises_a_pass_rate(sweep: Path, capsys: pytest.Capt
 
 def test_rescore_with_the_stored_rule_is_the_identity(sweep: Path) -> None:
     report, out = _rescore(sweep, "pass_rule=paper")
-    for change in report.rescore["changes"]:
+    for change in nonempty(report.rescore["changes"], "rescorechanges"):
         assert change["pass_rate_before"] == change["pass_rate_after"]
         assert change["pass_to_fail"] == change["fail_to_pass"] == 0
     assert diff_runs(sweep, out).flips == []
@@ -120,7 +121,7 @@ def test_diff_of_a_run_with_itself_shows_no_change(
 ) -> None:
     diff = diff_runs(grid, grid)
     assert diff.identical and not diff.config_changes and not diff.flips and not diff.availability
-    assert all(c.delta == 0 and c.mcnemar_p == 1.0 for c in diff.cells)
+    assert all(c.delta == 0 and c.mcnemar_p == 1.0 for c in nonempty(diff.cells, "cells"))
     target = tmp_path / "d.json"
     assert skillbench_main(["diff", str(grid), str(grid), "--json", str(target), "--exit-code"]) == 0
     assert "No changes" in capsys.readouterr().out
@@ -142,7 +143,7 @@ def test_diff_against_another_pass_rule_explains_every_flip(
         assert flip.a is True and flip.b is False
         assert any(w.startswith("B fails on:") for w in flip.why)
         assert "pass rule: paper → strict" in flip.why
-    for cell in diff.cells:
+    for cell in nonempty(diff.cells, "cells"):
         assert cell.a_fail_b_pass == 0
         assert cell.mcnemar_p == pytest.approx(
             scipy_stats.binomtest(cell.a_pass_b_fail, cell.a_pass_b_fail, 0.5).pvalue
@@ -186,7 +187,7 @@ def test_diff_explains_changed_scores_checks_and_transcripts(tmp_path: Path) -> 
     )
     diff = diff_runs(a, c)
     assert {ch.group for ch in diff.config_changes} == {"run"}
-    assert all(any(w.startswith("different transcript") for w in f.why) for f in diff.flips)
+    assert all(any(w.startswith("different transcript") for w in f.why) for f in nonempty(diff.flips, "flips"))
 
 
 def test_diff_lists_cells_present_on_one_side(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from skillbench.evaluation.judge import parse_scores
 from skillbench.models import ModelClient
 from skillbench.prompts import OUTPUT_KEYS, render_agent_prompt, render_judge_prompt
 from tests.simulated.harness import converse
+from tests.support.nonempty import nonempty
 
 SCENARIOS = ("hc-resched-happy-01", "hc-resched-injection-01", "hc-resched-toolfail-01", "hc-resched-oos-01", "hc-refill-missing-01")
 
@@ -46,7 +47,7 @@ async def grade(model: str, prompt: str, seed: int = 0) -> str:
 
 @pytest.mark.parametrize("model", ["judge-balanced", "judge-strict", "judge-lenient"])
 async def test_judges_reply_with_exactly_the_rubric_json(prompts: list[str], model: str) -> None:
-    for prompt in prompts:
+    for prompt in nonempty(prompts, "prompts"):
         text = await grade(model, prompt)
         data = json.loads(text)
         assert tuple(data) == OUTPUT_KEYS

@@ -16,6 +16,7 @@ from skillbench.benchmark.schema import Scenario
 from skillbench.config.schema import FailureInjectionConfig, StatefulMock, StaticMock
 from skillbench.core.errors import InfrastructureError
 from skillbench.tools import ToolSession, open_tool_session, openai_tool_name
+from tests.support.nonempty import nonempty
 
 ToyFactory = Callable[..., tuple[Benchmark, Scenario]]
 
@@ -205,10 +206,9 @@ async def test_session_on_the_starter_scenario() -> None:
         assert json.loads(again.result)["records"][0]["start_time"] == facts["new_start_time"]
         final = session.state
     # The scenario's target for the appointment is reached.
-    for expectation in scenario.target_state:
-        if expectation.collection == "appointments":
-            (moved,) = [r for r in final["appointments"] if all(r.get(k) == v for k, v in expectation.match.items())]
-            assert all(moved.get(k) == v for k, v in expectation.expect.items())
+    for expectation in nonempty((e for e in scenario.target_state if e.collection == "appointments"), "appointment targets"):
+        (moved,) = [r for r in final["appointments"] if all(r.get(k) == v for k, v in expectation.match.items())]
+        assert all(moved.get(k) == v for k, v in nonempty(expectation.expect.items(), "expected fields"))
 
 
 async def test_concurrent_calls_are_recorded_in_call_order(make_toy: ToyFactory) -> None:
