@@ -7,11 +7,12 @@ import csv
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from skillbench.engine.results import ResultRow
 from skillbench.report import make_report
-from skillbench.report.breakdowns import holm, worse_p
+from skillbench.report.breakdowns import holm, worse_p, worse_p_many
 
 from .conftest import PATHS, write_sweep
 
@@ -58,3 +59,6 @@ def test_the_test_and_its_correction() -> None:
     assert holm([0.5, 0.001]) == pytest.approx([0.5, 0.002])
     assert worse_p(0, 10, 50, 50) < 1e-6 and worse_p(10, 10, 0, 50) == pytest.approx(1.0)
     assert worse_p(0, 0, 5, 5) == 1.0
+    cases = [(0, 10, 50, 50), (3, 10, 40, 50), (7, 9, 2, 30), (5, 5, 0, 0), (0, 0, 3, 4), (12, 30, 60, 90)]
+    many = worse_p_many(*(np.array(column, dtype=float) for column in zip(*cases, strict=True)))
+    assert many == pytest.approx([worse_p(*case) for case in cases])  # the vectorised test is Fisher's
