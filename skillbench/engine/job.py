@@ -238,6 +238,7 @@ async def _evaluate(ctx: JobContext, scenario: Scenario, trial: int) -> ResultRo
     started = time.perf_counter()
     rollout, rollout_reused = await obtain_rollout(ctx, scenario, trial)
     rollout_s = time.perf_counter() - started
+    ctx.progress.rollout_finished(rollout_s)
     if rollout_reused:  # its abandoned tries were counted by the run that had the conversation
         rollout = rollout.model_copy(update={"abandoned_attempts": 0})
     usage: dict[str, Usage] = {
@@ -258,7 +259,7 @@ async def _evaluate(ctx: JobContext, scenario: Scenario, trial: int) -> ResultRo
         trial=trial,
     )
     ctx.progress.record(usage, infra_error=row.infra_error is not None, judge_error=row.judge_error is not None,
-                        model_error=row.termination == "model_error")
+                        model_error=row.termination == "model_error", judge_s=judge_s)
     return row
 
 

@@ -80,6 +80,9 @@ class Progress:
     infra_errors: int = 0
     judge_errors: int = 0
     model_errors: int = 0
+    rollouts_done: int = 0  # conversations had or reused (their judging may still run)
+    rollout_s: float = 0.0  # seconds spent obtaining them, summed
+    judge_s: float = 0.0  # seconds spent judging the finished ones, summed
     usage: dict[str, Usage] = field(default_factory=lambda: {role: Usage() for role in ROLES})
     """Usage of the finished conversations (as their rows record it: reused work counts as cache hits)."""
     live: dict[str, Usage] = field(default_factory=lambda: {role: Usage() for role in ROLES})
@@ -94,8 +97,15 @@ class Progress:
         """One request ended (``ClientPool`` observer): calls, tokens and cost move now."""
         self.live[role] = self.live.get(role, Usage()).add(usage)
 
-    def record(self, usage: dict[str, Usage], *, infra_error: bool, judge_error: bool, model_error: bool = False) -> None:
+    def rollout_finished(self, seconds: float) -> None:
+        """A conversation is had (or reused); its judging comes next (the ETA counts both stages)."""
+        self.rollouts_done += 1
+        self.rollout_s += seconds
+
+    def record(self, usage: dict[str, Usage], *, infra_error: bool, judge_error: bool, model_error: bool = False,
+               judge_s: float = 0.0) -> None:
         self.done += 1
+        self.judge_s += judge_s
         self.infra_errors += infra_error
         self.judge_errors += judge_error
         self.model_errors += model_error
@@ -123,10 +133,21 @@ class Progress:
         return time.perf_counter() - self.started
 
     def eta_s(self) -> float | None:
+        """Seconds left, from the share of the work done: each conversation is a rollout then its judging, weighed
+        by their mean observed seconds (a stage not seen yet weighs as much as the other). A job whose rollouts are
+        all done and only judging remains gets a short ETA, not one extrapolated from judged conversations only."""
         elapsed = self.elapsed_s()
-        if not self.done or self.done >= self.total or elapsed <= 0:
+        rolled = max(self.rollouts_done, self.done)
+        if not rolled or self.done >= self.total or elapsed <= 0:
             return None
-        return (self.total - self.done) / (self.done / elapsed)
+        per_rollout = self.rollout_s / rolled
+        per_judging = self.judge_s / self.done if self.done else None
+        if per_judging is None or per_judging <= 0:
+            per_judging = per_rollout if per_rollout > 0 else 1.0
+        if per_rollout <= 0:
+            per_rollout = per_judging
+        share = (rolled * per_rollout + self.done * per_judging) / (self.total * (per_rollout + per_judging))
+        return elapsed * (1 - share) / share if share > 0 else None
 
     def line(self) -> str:
         elapsed = self.elapsed_s()

@@ -593,7 +593,26 @@ def cost_table(ctx: ReportContext) -> Table | None:
     if unfinished:
         notes.append("unfinished: the job has no summary.json (stopped, interrupted or crashed); what it spent is "
                      "not counted here.")
+    models = _role_models([summary for _, summary in summaries if summary is not None])
+    if models:
+        notes.append("Models per role (config: model string; what the servers reported answering): " + models + ".")
     return Table(headers=headers, display=display, data=data, footnotes=notes, data_headers=columns)
+
+
+def _role_models(summaries: list[JobSummary]) -> str:
+    """'user cpu_user: hosted_vllm/smollm2-135m (answered: smollm2-135m (b0-unknown)); ...' for every role."""
+    seen: dict[str, dict[str, set[str]]] = {}
+    for summary in summaries:
+        for role, name, model in (("agent", summary.agent, summary.agent_model), ("user", summary.user_sim,
+                                  summary.user_sim_model), ("judge", summary.judge, summary.judge_model),
+                                  ("mock", summary.mock, summary.mock_model)):
+            if model:
+                answered = seen.setdefault(role, {}).setdefault(f"{name}: {model}", set())
+                answered.update(summary.served_by.get(role, []))
+    return "; ".join(
+        f"{role} {label}" + (f" (answered: {', '.join(sorted(answered))})" if answered else "")
+        for role, labels in seen.items() for label, answered in sorted(labels.items())
+    )
 
 
 @report_table("prompt_cache", title="Prompt caching — share of prompt tokens read from the provider's cache, per model",
@@ -612,7 +631,7 @@ def prompt_cache_table(ctx: ReportContext) -> Table | None:
         if summary is None:
             continue
         models = {"agent": (summary.agent, summary.agent_model), "judge": (summary.judge, summary.judge_model),
-                  "user": (summary.user_sim, ""), "mock": (summary.mock, "")}
+                  "user": (summary.user_sim, summary.user_sim_model or ""), "mock": (summary.mock, summary.mock_model or "")}
         for role, usage in summary.usage.items():
             if not usage.prompt_tokens or role not in models:
                 continue

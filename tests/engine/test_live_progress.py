@@ -78,3 +78,19 @@ def test_sweep_eta_counts_the_running_job() -> None:
     assert first.eta_s() is None  # nothing done yet
     assert first.eta_s(current=0.5) is not None and 600 <= first.eta_s(current=0.5) <= 800  # half a job in ~100 s
     assert SweepPosition(index=3, total=4, started=time.time() - 100).eta_s() is not None
+
+
+def test_the_eta_counts_judging_and_shrinks_when_only_judging_remains() -> None:
+    # The probe's case: 3 slow conversations all had (~600 s each), one judged (~30 s), two judgings left.
+    progress = Progress(total=3)
+    progress.started -= 1800
+    for _ in range(3):
+        progress.rollout_finished(600.0)
+    progress.record({}, infra_error=False, judge_error=True, judge_s=30.0)
+    eta = progress.eta_s()
+    assert eta is not None and eta < 120  # judged-only extrapolation said ~3,600 s
+    # Before any judging the judging stage is weighed like a rollout: half the work is done, not all of it.
+    fresh = Progress(total=2)
+    fresh.started -= 100
+    fresh.rollout_finished(100.0)
+    assert fresh.eta_s() is not None and 250 <= (fresh.eta_s() or 0) <= 350
