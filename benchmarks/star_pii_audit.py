@@ -1,7 +1,7 @@
 """What personal data of STAR's is left in a built ``01_conversations.jsonl``, counted from the raw dialogues.
 
-    skillbench mine ingest=star out=/tmp/star_bench stage=ingest
-    python benchmarks/star_pii_audit.py /tmp/star_bench/_mining/01_conversations.jsonl [--star ../shared/data/star]
+    skillbench mine ingest=star ingest.path=STAR_DIR out=/tmp/star_bench stage=ingest
+    python benchmarks/star_pii_audit.py /tmp/star_bench/_mining/01_conversations.jsonl --star STAR_DIR
 
 Prints one line: conversations whose query arguments still hold a raw ``FullName``, ``AccountNumber`` or
 ``PIN`` (anything but the scrubber's placeholder, an empty value or null), whose turns hold an 8-digit number,
@@ -25,7 +25,7 @@ FULL_NAME = re.compile(r"[A-Z][a-z]+ [A-Z][a-z]+")
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("conversations", type=Path, help="a built _mining/01_conversations.jsonl of ingest=star")
-    parser.add_argument("--star", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data" / "star")
+    parser.add_argument("--star", type=Path, required=True, help="the STAR folder the set was built from (holds dialogues/)")
     args = parser.parse_args()
     built = [json.loads(line)["conversation"] for line in args.conversations.read_text(encoding="utf-8").splitlines() if line]
     full_names: set[str] = set()

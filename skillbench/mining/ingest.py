@@ -59,7 +59,7 @@ class IngestError(SkillbenchError):
     """Input that cannot be read: names the file, the field and the fix."""
 
 
-@ingest_format("jsonl", files="one conversation per line (*.jsonl, docs/pipeline.md)")
+@ingest_format("jsonl", files="a .jsonl file or a folder of them, one conversation per line (docs/pipeline.md)")
 def read_jsonl(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     if not files:
@@ -181,7 +181,7 @@ def _star_turns(events: list[dict[str, Any]]) -> list[Turn]:
     return turns
 
 
-@ingest_format("star", files="STAR's dialogues/<id>.json",
+@ingest_format("star", files="the STAR folder (its dialogues/<id>.json)",
                empty_hint=" (only complete single-task dialogues are kept: ingest.single_task_only=false keeps all)")
 def read_star(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
     """STAR dialogues (``dialogues/<id>.json``): wizard action labels and API queries as annotations.
@@ -221,7 +221,7 @@ def read_star(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
             pii_values=personal, extra={"happy": scenario.get("Happy")}))  # type: ignore[arg-type]
 
 
-@ingest_format("abcd", files="ABCD's raw release (abcd*.json)")
+@ingest_format("abcd", files="the ABCD folder or file of its raw release (abcd*.json)")
 def read_abcd(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
     """ABCD dialogues in the raw release format (``delexed`` turns; actions are ``take_action`` targets)."""
     files = [path] if path.is_file() else sorted(p for p in path.glob("*.json") if p.name.startswith(("abcd", "dialogstudio")))
