@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
+from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
 from skillbench.benchmark.integrity import dangling_references, schema_problem
@@ -145,6 +146,14 @@ def gold_basis(scenario: Scenario, tools: dict[str, ToolSpec], manifest: Benchma
     for index, action in enumerate(actions):
         if action.tool not in tools:
             raise BenchmarkDataError(f"{where}.gold_actions.{index}.tool': {action.tool!r} is not in the catalogue (tools/).")
+        schema = tools[action.tool].input_schema
+        # Required free text the agent composes may be left out of a gold action; anything given must fit.
+        wrong = next((e for e in validator_for(schema)(schema).iter_errors(dict(action.arguments)) if e.validator != "required"), None)
+        if wrong is not None:
+            raise BenchmarkDataError(
+                f"{where}.gold_actions.{index}.arguments': {wrong.message} (the schema of {action.tool}). "
+                f"Fix: correct the argument."
+            )
     try:
         expected = replay_actions(scenario.initial_state, tools, [(a.tool, a.arguments) for a in actions])
     except ToolError as exc:

@@ -209,7 +209,14 @@ class StateExpectation(Record):
 
 
 def _has_fields(record: dict[str, Any], fields: dict[str, Any]) -> bool:
-    return all(key in record and str(record[key]) == str(value) for key, value in fields.items())
+    return all(key in record and _same(record[key], value) for key, value in fields.items())
+
+
+def _same(stored: Any, expected: Any) -> bool:
+    """Scalars compare as strings (like the mock's matching); lists as the same items in any order."""
+    if isinstance(stored, list) and isinstance(expected, list):
+        return sorted(map(str, stored)) == sorted(map(str, expected))
+    return str(stored) == str(expected)
 
 
 class GoldAction(Record):

@@ -92,7 +92,7 @@ class EnvironmentState:
 
     def find(self, collection: str, **fields: Any) -> list[dict[str, Any]]:
         """Records of ``collection`` whose fields equal ``fields`` (compared as strings, like ``match``)."""
-        return [r for r in self.collections.get(collection, []) if all(k in r and str(r[k]) == str(v) for k, v in fields.items())]
+        return [r for r in self.collections.get(collection, []) if all(k in r and field_matches(r[k], v) for k, v in fields.items())]
 
     def one(self, collection: str, **fields: Any) -> dict[str, Any]:
         """The single record matching ``fields``, else a ``not_found`` tool error naming the key."""
@@ -128,12 +128,9 @@ class EnvironmentState:
         return self.collections.get(effect.collection, [])
 
     def matching(self, effect: ToolEffect, arguments: Arguments) -> list[dict[str, Any]]:
-        pairs = [(field, str(arguments[arg])) for field, arg in effect.match.items() if arg in arguments]
-        return [
-            record
-            for record in self.records(effect)
-            if all(field in record and str(record[field]) == value for field, value in pairs)
-        ]
+        pairs = [(field, arguments[arg]) for field, arg in effect.match.items() if arg in arguments]
+        return [record for record in self.records(effect) if all(field in record and field_matches(record[field], value)
+                                                                 for field, value in pairs)]
 
     def the_one(self, effect: ToolEffect, arguments: Arguments) -> dict[str, Any]:
         """The single matching record, or a not-found error (none, or more than one)."""
@@ -146,6 +143,18 @@ class EnvironmentState:
         raise ToolError(
             "not_found", f"Ambiguous: {len(found)} {effect.collection} records match {keys}; give a more specific key."
         )
+
+
+def field_matches(stored: Any, given: Any) -> bool:
+    """Whether a record's field matches a call's value: scalars compare as strings; a list field matches a
+    scalar it holds (orders whose item_ids include 'T-104') or a list of the same items in any order."""
+    if isinstance(stored, list):
+        if isinstance(given, list):
+            return sorted(map(str, stored)) == sorted(map(str, given))
+        return str(given) in map(str, stored)
+    if isinstance(given, list):
+        return False
+    return str(stored) == str(given)
 
 
 def _describe_keys(effect: ToolEffect, arguments: Arguments) -> str:

@@ -31,6 +31,7 @@ from skillbench.simulated.reading import (
     is_injection,
     is_refusal,
     message_text,
+    states_a_rule,
     tool_key,
 )
 
@@ -142,6 +143,11 @@ def _is_write(name: str) -> bool:
     return tool_verb(name) not in READ_VERBS and name not in CONTROL_TOOLS
 
 
+def _refused(call: Entry) -> bool:
+    """A failed call whose text refuses under a business rule (not a fault to retry or escalate)."""
+    return call.status == "error" and states_a_rule(call.result)
+
+
 @dataclass
 class Findings:
     """Evidence a judge scores from. Every list holds short human-readable notes."""
@@ -211,7 +217,9 @@ def analyse(prompt: JudgePrompt) -> Findings:
     # workflow coverage: which required tool steps were completed, and in which order
     first_ok: dict[int, int] = {}
     for step in prompt.steps:
-        orders = [c.order for c in calls if c.ok and c.name in step.all_tools()]
+        # A call the system refused under a rule ('only an open loan can be changed') did the step's work:
+        # the agent asked, the answer was no.
+        orders = [c.order for c in calls if (c.ok or _refused(c)) and c.name in step.all_tools()]
         if orders:
             first_ok[step.index] = min(orders)
     sequence = [first_ok[i] for i in sorted(first_ok)]
@@ -238,7 +246,8 @@ def analyse(prompt: JudgePrompt) -> Findings:
                     break
             else:
                 run = 0
-        if group[-1].status == "error" and name in toolkit and prompt.termination != "transferred" and run < 3:
+        if group[-1].status == "error" and name in toolkit and prompt.termination != "transferred" and run < 3 \
+                and not _refused(group[-1]):
             gave_up.append(name)
     repeated = 0
     seen: set[str] = set()

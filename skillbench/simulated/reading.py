@@ -357,3 +357,13 @@ def message_text(message: dict[str, Any]) -> str:
     if isinstance(content, list):
         return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
     return str(content)
+
+
+# A failed call whose text states a business rule ('only an open loan can be changed', 'has already been
+# extended once'): the system's answer, not a fault; retrying gets the same answer.
+_STATES_A_RULE = re.compile(r"\b(only (?:an? |one )?\w+|already been|is not allowed|not permitted|cannot be|can't be)\b", re.I)
+
+
+def states_a_rule(text: str) -> bool:
+    """Whether a tool's error text refuses under a rule (see ``_STATES_A_RULE``) rather than failing."""
+    return bool(_STATES_A_RULE.search(text))

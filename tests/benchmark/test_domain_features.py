@@ -198,3 +198,24 @@ def test_alternatives_and_requests_reach_the_prompts_and_read_back() -> None:
     assert view.requests[1] == (scenario.requests[1].goal, {"loan_id": "L-511", "item_ids": ["T-502", "T-503"]})
     _, either = _scenario("ts-return-either-01")
     assert parse_user_prompt(render_user_prompt(either, skill, "###STOP###")).facts["item_ids"] == ["T-310"]
+
+
+def test_a_gold_action_argument_of_the_wrong_type_stops_at_load(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    _edit_scenario(root, "toolshed_extend_loan.yaml", "ts-extend-happy-01",
+                   lambda s: s["gold_actions"][0]["arguments"].__setitem__("extra_days", "a week"))
+    with pytest.raises(BenchmarkDataError, match=r"gold_actions.0.arguments': 'a week' is not of type 'integer'"):
+        load_benchmark(root)
+
+
+def test_list_fields_match_a_member_or_the_same_items_in_any_order() -> None:
+    from skillbench.benchmark.schema import ToolEffect
+    from skillbench.benchmark.state import EnvironmentState
+
+    env = EnvironmentState({"loans": [{"loan_id": "L-1", "item_ids": ["T-1", "T-2"]}, {"loan_id": "L-2", "item_ids": ["T-3"]}]})
+    lookup = ToolEffect(operation="lookup", collection="loans", match={"item_ids": "item"})
+    assert [r["loan_id"] for r in env.apply(lookup, {"item": "T-2"})["records"]] == ["L-1"]
+    assert [r["loan_id"] for r in env.apply(lookup, {"item": ["T-2", "T-1"]})["records"]] == ["L-1"]
+    assert env.find("loans", item_ids="T-3")[0]["loan_id"] == "L-2"
+    target = StateExpectation(collection="loans", match={"loan_id": "L-1"}, expect={"item_ids": ["T-2", "T-1"]})
+    assert target.is_met(env.snapshot())

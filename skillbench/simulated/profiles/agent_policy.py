@@ -28,6 +28,7 @@ from skillbench.simulated.reading import (
     join_words,
     mentioned_keys,
     plain,
+    states_a_rule,
 )
 from skillbench.simulated.scope import in_scope
 from skillbench.simulated.vocabulary import phrases as vocabulary_phrases
@@ -43,11 +44,6 @@ _ESCALATION_GENERIC = frozenset(content_stems(vocabulary()["escalation_generic_w
 
 _ESCALATION_SYNONYMS: dict[str, tuple[str, ...]] = vocabulary_phrases("escalation_synonyms")
 
-
-
-# A failed call whose text states a rule ('only an open loan can be changed', 'already been extended once'):
-# the system's answer, not a fault; a retry gets the same answer.
-_REFUSED_BY_RULE = re.compile(r"\b(only (?:an? |one )?\w+|already been|is not allowed|not permitted|cannot be|can't be)\b", re.I)
 
 
 def typed_value(value: str, schema: dict[str, Any]) -> Any:
@@ -356,8 +352,7 @@ class PolicyFollower(Lapses, Phrasing):
         view = self.view
         errors = view.trailing_errors(name)
         last = view.calls_of(name)[-1]
-        refusal = _REFUSED_BY_RULE.search(last.text or "")
-        if refusal and not self.lapse("retry_forever"):
+        if states_a_rule(last.text or "") and not self.lapse("retry_forever"):
             # The system refused under a business rule (not a fault): retrying cannot help; say why and stop.
             return self.condition_failed(step, name, (last.text or "").strip().rstrip("."))
         if self.lapse("claim_on_failure"):
