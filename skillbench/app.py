@@ -30,8 +30,10 @@ from skillbench.plan.hydra_errors import install as install_hydra_errors
 from skillbench.plan.outcome import (
     INTERRUPTED_FILE,
     STOPPED_FILE,
+    UNSCORED_EXIT,
     continue_hint,
     job_failure,
+    job_unscored,
     sweep_spent_usd,
 )
 from skillbench.store import write_json_atomic
@@ -178,6 +180,10 @@ def _report_outcome(summary: JobSummary, cfg: RunConfig, job_dir: Path, multirun
     if failure and not multirun:  # a sweep goes on; its end says which jobs failed and exits non-zero
         print(f"skillbench: job failed: {failure}", file=sys.stderr)
         sys.exit(1)
+    unscored = job_unscored(summary.model_dump(mode="json"))
+    if unscored and not multirun:  # a result, but not a whole one: say so, and how to complete it
+        print(f"skillbench: finished with {unscored}. {continue_hint(budget=False)}", file=sys.stderr)
+        sys.exit(UNSCORED_EXIT)
 
 
 def _storage_failed(job_dir: Path, exc: BaseException, multirun: bool, label: str, store_root: str) -> None:

@@ -42,9 +42,23 @@ class ModelConfig(Strict):
     params: dict[str, float | int | str | bool | None] = Field(
         default_factory=dict, description="Sampling parameters passed to litellm (temperature, max_tokens, ...)."
     )
-    concurrency: int = Field(8, ge=1, description="Maximum concurrent requests to this endpoint.")
+    concurrency: int = Field(
+        8, ge=1, description="Most requests in flight to this endpoint (+ key) at once, over every job and launcher "
+        "worker sharing the store: the ceiling of the adaptive limit (models/limiter.py).")
+    adaptive_concurrency: bool = Field(
+        True, description="Adapt the endpoint's concurrency (AIMD: grow while calls succeed and latency holds, halve "
+        "on 429/503); false keeps it fixed at `concurrency`.")
+    requests_per_minute: float | None = Field(
+        None, gt=0, description="The provider's request limit for your key, if known; else read from its "
+        "x-ratelimit-limit-requests header when it sends one.")
+    tokens_per_minute: float | None = Field(
+        None, gt=0, description="The provider's token limit for your key, if known; else read from its "
+        "x-ratelimit-limit-tokens header when it sends one.")
+    rate_limit_patience_s: float = Field(
+        1800.0, gt=0, description="How long one call keeps waiting out 429s (and 503s that give a reason) before "
+        "its row is left unscored for a rerun; throttling never restarts a conversation.")
     timeout_s: float = Field(120.0, gt=0, description="Per-request timeout in seconds.")
-    max_retries: int = Field(3, ge=0, description="Retries with backoff on rate limits and transient errors.")
+    max_retries: int = Field(3, ge=0, description="Retries with backoff on transient errors other than throttling.")
     prompt_template: str = Field("v1", description="Version of the prompt template this role renders.")
     gpu_usd_per_hour: float | None = Field(
         None, ge=0, description="Self-hosted only: what the server's GPUs cost per hour, for the cost estimate."

@@ -29,13 +29,16 @@ class InfrastructureError(SkillbenchError):
     """A model endpoint or tool server failed for reasons that are not the model's behaviour.
 
     ``usage`` counts the attempts spent before giving up; ``retryable`` is False when repeating the
-    same request cannot help (a provider refused a request built from valid inputs: a configuration error).
+    same request cannot help (a provider refused a request built from valid inputs: a configuration error);
+    ``throttled`` when a live endpoint kept rate-limiting past the call's patience (the conversation is not
+    restarted in this run: its row stays unscored and a rerun does it).
     """
 
-    def __init__(self, message: str, *, usage: Usage | None = None, retryable: bool = True) -> None:
+    def __init__(self, message: str, *, usage: Usage | None = None, retryable: bool = True, throttled: bool = False) -> None:
         super().__init__(message)
         self.usage = usage
         self.retryable = retryable
+        self.throttled = throttled
         self.by_role: dict[str, Usage] = {}  # a whole conversation's spend, set by the rollout that gave up
 
 

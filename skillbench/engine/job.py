@@ -51,6 +51,7 @@ from skillbench.store import (
 )
 
 log = logging.getLogger("skillbench.job")
+LIMITS_DIR = ".limits"  # in the store: one small state file per endpoint + key (models/limiter.py)
 
 
 def rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario, trial: int = 0) -> str:
@@ -122,8 +123,10 @@ def make_context(
         total=total, budget_usd=budget_usd, label=label, sweep=sweep,
         title=f"agent={cfg.agent.name} judge={cfg.judge.name}",
     )
-    # Every request is reported to the progress as it ends: calls and cost move per call.
-    pool = ClientPool(seed=cfg.run.seed, observer=progress.observe)
+    # Every request is reported to the progress as it ends: calls and cost move per call. Limiter state lives
+    # beside the store, so every process using it (launcher workers, other runs) shares each endpoint's limit.
+    pool = ClientPool(seed=cfg.run.seed, observer=progress.observe, shared_dir=Path(cfg.store.root) / LIMITS_DIR)
+    progress.endpoints = pool.endpoint_stats
     return JobContext(
         cfg=cfg,
         benchmark=benchmark,
@@ -167,7 +170,9 @@ async def obtain_rollout(ctx: JobContext, scenario: Scenario, trial: int = 0) ->
                 error = exc
                 spent = _merge_usage(spent, exc.by_role)
                 log.warning("infrastructure error on %s (attempt %d): %s", scenario.id, attempt + 1, exc)
-                if not exc.retryable:  # the same request would be refused again
+                # A refused request would be refused again; an endpoint that throttled a call past its patience
+                # would throttle the redo too: restarting would only throw away the calls already accepted.
+                if not exc.retryable or exc.throttled:
                     break
         return infra_rollout(ctx, scenario, key, str(error), spent).model_copy(update={"abandoned_attempts": attempt})
 
@@ -341,6 +346,7 @@ async def run_job_async(
     summary = summarize(
         ordered, cfg, started=started_at, wall_time_s=time.perf_counter() - started, benchmark_version=benchmark.version
     )
+    summary = summary.model_copy(update={"rate_limits": ctx.rollout_params.clients.endpoint_stats()})
     write_json_atomic(job_dir / SUMMARY_FILE, summary.model_dump(mode="json"))
     log.info(ctx.progress.line())
     log.info(
@@ -366,6 +372,11 @@ async def run_job_async(
     if summary.infra_errors:
         first = next(row.infra_error for row in ordered if row.infra_error)
         log.warning("%d scenario(s) hit infrastructure errors and were not scored; first: %s", summary.infra_errors, first)
+    for endpoint in summary.rate_limits:
+        if endpoint["rate_limited"]:
+            log.info("rate limits: %s: %d of %d requests throttled (429/503), %.1fs waited for slots, limit now %s of %s",
+                     endpoint["endpoint"], endpoint["rate_limited"], endpoint["requests"], endpoint["waited_s"],
+                     endpoint["limit"], endpoint["ceiling"])
     return summary
 
 

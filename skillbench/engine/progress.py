@@ -92,6 +92,7 @@ class Progress:
     label: str = ""  # "job 3 of 85: " in a sweep
     sweep: SweepPosition | None = None
     title: str = ""  # "agent=gpt5 judge=gemini2_5_pro", shown on the live display
+    endpoints: Any = None  # () -> per-endpoint limiter figures (ClientPool.endpoint_stats), shown when throttled
 
     def observe(self, role: str, usage: Usage) -> None:
         """One request ended (``ClientPool`` observer): calls, tokens and cost move now."""
@@ -160,7 +161,7 @@ class Progress:
         return (
             f"{self.label}{self.done}/{self.total} conversations | {rate:.1f}/min {'' if eta is None else f'ETA {eta:.0f}s'} "
             f"| LLM calls {sum(calls.values())} ({per_role or 'none yet'}) | cache hits {hits} | ${self.cost_usd:.4f}{budget} | "
-            f"errors: {self._errors()} | {elapsed:.1f}s"
+            f"errors: {self._errors()} | {elapsed:.1f}s" + (f" | {limits}" if (limits := self.limits()) else "")
         ).replace("  ", " ")
 
     def _errors(self) -> str:
@@ -169,6 +170,16 @@ class Progress:
         if self.model_errors:
             text += f", model {self.model_errors}"
         return text + (f", failed requests {failed}" if failed else "")
+
+    def limits(self) -> str:
+        """'limits: gpt-5 8/16, 429s 12, waited 30s' for endpoints that throttled or waited; empty otherwise."""
+        try:
+            endpoints = self.endpoints() if self.endpoints is not None else []
+        except Exception:  # a display problem never fails the job
+            return ""
+        parts = [f"{e['endpoint'].split(' @ ')[0]} {e['limit']:g}/{e['ceiling']}, 429s {e['rate_limited']}, "
+                 f"waited {e['waited_s']:.0f}s" for e in endpoints if e["rate_limited"] or e["waited_s"] >= 1]
+        return "limits: " + "; ".join(parts) if parts else ""
 
     async def report_every(self, interval_s: float) -> None:
         """Until cancelled: the live display on a terminal, else a log line every ``interval_s``."""
@@ -237,6 +248,9 @@ class LiveDisplay:
             "cost", f"${p.cost_usd:.4f}{budget}",
             f"cache hits {sum(u.cache_hits for u in p.usage.values())} | errors: {p._errors()}",
         )
+        limits = p.limits()
+        if limits:
+            grid.add_row("limits", "adaptive per endpoint", limits.removeprefix("limits: "))
         return grid
 
     @contextlib.contextmanager

@@ -138,6 +138,9 @@ class JobSummary(BaseModel):
         0, description="Conversations ended by the agent's unusable output (termination model_error): scored, as fails."
     )
     config_errors: int = Field(0, description="Infrastructure errors that were a provider refusing a valid request.")
+    rate_limits: list[dict[str, Any]] = Field(
+        default_factory=list, description="Per real endpoint: this job's requests, 429s (rate_limited), seconds waited "
+        "for a slot, and the shared limiter's limit and ceiling at the end (models/limiter.py).")
     hallucinated_actions: int
     redone_conversations: int = Field(
         0, description="Conversations that hit an infrastructure error, were abandoned and redone (see abandoned_attempts)."

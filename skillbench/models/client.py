@@ -1,4 +1,5 @@
-"""One small client over litellm: bounded concurrency per endpoint, retries with backoff, timeouts, accounting."""
+"""One small client over litellm: an adaptive limiter per endpoint, patience with throttling, retries with
+backoff, timeouts, accounting."""
 
 from __future__ import annotations
 
@@ -18,6 +19,17 @@ from skillbench.core.errors import CONFIG_ERROR_PREFIX, InfrastructureError, Mod
 from skillbench.core.records import ServedBy, ToolCall, Usage
 from skillbench.models.call_path import acompletion, inline_set_up
 from skillbench.models.ledger import note_reply
+from skillbench.models.limiter import (
+    LIMITERS,
+    EndpointLimiter,
+    EndpointStats,
+    Hints,
+    LimitSettings,
+    endpoint_id,
+    error_headers,
+    read_hints,
+    response_headers,
+)
 from skillbench.models.litellm_setup import get_litellm, register_zero_cost
 from skillbench.models.plugins import ensure_provider
 from skillbench.models.server_faults import describe_model_fault, model_fault
@@ -39,6 +51,8 @@ _REFUSED = ("BadRequestError", "ContextWindowExceededError", "ContentPolicyViola
 # neither here nor as a whole conversation.
 _PERMANENT = ("AuthenticationError", "PermissionDeniedError", "NotFoundError")
 MAX_RETRY_AFTER_S = 60.0  # a server asking for a longer pause is treated as down: the rerun fills the row in
+# A 503 that names a cause like these (or carries Retry-After) is throttling by a live server, not an outage.
+_THROTTLE_WORDS = re.compile(r"overload|capacity|rate.?limit|too many|busy|try again|slow down|quota", re.IGNORECASE)
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
 
 UsageObserver = Callable[[str, Usage], None]
@@ -124,13 +138,25 @@ def model_fault_in_request(messages: list[dict[str, Any]]) -> str | None:
 
 
 def retry_after_s(exc: Exception) -> float | None:
-    """Seconds from a Retry-After header on a failed response (litellm keeps the httpx response)."""
-    headers: Any = getattr(getattr(exc, "response", None), "headers", None) or getattr(exc, "litellm_response_headers", None)
-    value = headers.get("retry-after") if headers is not None else None
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except (TypeError, ValueError):
-        return None  # an HTTP date: rare from model servers; fall back to our backoff
+    """Seconds from a Retry-After / retry-after-ms header on a failed response (see models/limiter.py)."""
+    return read_hints(error_headers(exc)).retry_after_s
+
+
+def is_throttled(exc: BaseException) -> bool:
+    """A live endpoint limiting us: HTTP 429, or a 503 that gives a reason (Retry-After, or words like 'overloaded')."""
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    if name == "RateLimitError" or status == 429:
+        return True
+    if name == "ServiceUnavailableError" or status == 503:
+        headers = error_headers(exc)
+        return "retry-after" in headers or "retry-after-ms" in headers or bool(_THROTTLE_WORDS.search(str(exc)))
+    return False
+
+
+def estimated_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
+    """A request's prompt tokens, roughly (~4 characters each), for a tokens-per-minute limit."""
+    return (len(json.dumps(messages, default=str)) + (len(json.dumps(tools)) if tools else 0)) // 4
 
 
 def cached_prompt_tokens(usage: Any) -> int:
@@ -150,20 +176,24 @@ def served_by(response: Any) -> ServedBy | None:
 
 
 class ModelClient:
-    """Calls one configured model. Share ``limiter`` between clients of the same endpoint. ``role`` (agent,
+    """Calls one configured model. Real endpoints go through their shared :class:`EndpointLimiter` (one per
+    endpoint + key in the process, or across processes with ``shared_dir``); simulated ones through a plain
+    semaphore (nothing to throttle). ``stats`` counts this job's requests, 429s and waiting. ``role`` (agent,
     user, judge, mock) labels what the calls record in the current call ledger (:mod:`skillbench.models.ledger`)."""
 
     def __init__(
         self,
         cfg: ModelConfig,
-        limiter: asyncio.Semaphore | None = None,
+        limiter: EndpointLimiter | asyncio.Semaphore | None = None,
         seed: int | None = None,
         on_usage: Callable[[Usage], None] | None = None,
         role: str | None = None,
+        stats: EndpointStats | None = None,
     ) -> None:
         self.cfg = cfg
         self.role = role
-        self.limiter = limiter or asyncio.Semaphore(cfg.concurrency)
+        self.limiter = limiter if limiter is not None else endpoint_limiter(cfg)
+        self.stats = stats
         self.seed = seed
         self.on_usage = on_usage
         self._litellm = get_litellm()
@@ -227,16 +257,31 @@ class ModelClient:
         """
         kwargs = self._request_kwargs(messages, tools, response_format)
         spent = Usage()
-        # The whole call, retries and pauses included, stays within this budget.
-        deadline = time.monotonic() + self.cfg.timeout_s * (self.cfg.max_retries + 1)
-        attempt = 0
+        tokens = estimated_tokens(messages, tools) if isinstance(self.limiter, EndpointLimiter) else 0
+        began = time.monotonic()
+        # Throttling (429, 503 with a reason) is waited out for up to the patience; other failures are retried
+        # within this budget, which the time spent throttled does not use up.
+        patience_until = began + self.cfg.rate_limit_patience_s
+        throttled_s = 0.0
+        attempt = throttles = 0
         while True:
+            deadline = began + throttled_s + self.cfg.timeout_s * (self.cfg.max_retries + 1)
+            ticket = await self._admit(tokens, patience_until)
+            if ticket is None:
+                raise InfrastructureError(
+                    f"{self.cfg.name} ({self.cfg.model}): still rate-limited after waiting "
+                    f"{self.cfg.rate_limit_patience_s:.0f}s ({throttles} 429/503 replies; {self.cfg.name}.rate_limit_patience_s)",
+                    usage=spent, retryable=True, throttled=True,
+                )
             started = time.perf_counter()
             try:
-                async with self.limiter:
-                    response = await acompletion(self._litellm, inline=self._inline_set_up, **kwargs)
-                break
-            except Exception as exc:  # litellm maps provider errors onto its own exception types
+                response = await acompletion(self._litellm, inline=self._inline_set_up, **kwargs)
+            except BaseException as exc:  # litellm maps provider errors onto its own exception types
+                throttle = isinstance(exc, Exception) and is_throttled(exc)
+                self._release(ticket, "throttled" if throttle else "failed", time.perf_counter() - started,
+                              read_hints(error_headers(exc)) if throttle else Hints())
+                if not isinstance(exc, Exception):
+                    raise  # cancelled (a budget stop, Ctrl-C): the slot is back, nothing else to do
                 name = type(exc).__name__
                 failed = Usage(failed_attempts=1, latency_s=time.perf_counter() - started)
                 self._observe(failed)
@@ -251,6 +296,15 @@ class ModelClient:
                     ) from exc
                 if name in _REFUSED:
                     raise self._refused(exc, messages, spent) from exc
+                if throttle and time.monotonic() < patience_until:
+                    throttles += 1
+                    spent = spent.add(Usage(retries=1))
+                    if not isinstance(self.limiter, EndpointLimiter):  # the simulated path has no shared pause
+                        pause = retry_after_s(exc) or min(30.0, 0.5 * 2 ** min(throttles, 6))
+                        await asyncio.sleep(min(pause, max(0.0, patience_until - time.monotonic())))
+                    throttled_s = time.monotonic() - began
+                    log.debug("%s throttled (%s); waiting for the endpoint's limiter", self.cfg.model, name)
+                    continue
                 transient = name in _TRANSIENT or isinstance(exc, asyncio.TimeoutError)
                 delay = self._delay(exc, attempt, deadline) if transient and attempt < self.cfg.max_retries else None
                 if delay is None:
@@ -262,6 +316,10 @@ class ModelClient:
                 attempt += 1
                 spent = spent.add(Usage(retries=1))
                 await asyncio.sleep(delay)
+                continue
+            self._release(ticket, "ok", time.perf_counter() - started, read_hints(response_headers(response)),
+                          extra_tokens=int(getattr(getattr(response, "usage", None), "completion_tokens", 0) or 0))
+            break
         latency = time.perf_counter() - started
         choices = getattr(response, "choices", None) or []
         message = choices[0].message if choices else None
@@ -289,6 +347,25 @@ class ModelClient:
         note_reply(self.role, completion.served_by, cut=completion.cut)
         return completion
 
+    async def _admit(self, tokens: int, patience_until: float) -> Any:
+        """A slot from the endpoint's limiter (None once the patience is spent)."""
+        if isinstance(self.limiter, EndpointLimiter):
+            ticket = await self.limiter.acquire(tokens, deadline=patience_until)
+            if ticket is not None and self.stats is not None:
+                self.stats.waited_s += ticket.waited_s
+            return ticket
+        await self.limiter.acquire()
+        return True
+
+    def _release(self, ticket: Any, outcome: str, latency_s: float, hints: Hints, extra_tokens: int = 0) -> None:
+        if self.stats is not None:
+            self.stats.requests += 1
+            self.stats.rate_limited += outcome == "throttled"
+        if isinstance(self.limiter, EndpointLimiter):
+            self.limiter.release(ticket, outcome, latency_s, hints, extra_tokens)
+        else:
+            self.limiter.release()
+
     def _observe(self, usage: Usage) -> None:
         if self.on_usage is not None:
             try:
@@ -308,19 +385,46 @@ class ModelClient:
         return float(cost or 0.0)
 
 
-class ClientPool:
-    """Builds clients so that every client of one endpoint shares one concurrency limit."""
+def endpoint_limiter(cfg: ModelConfig, shared_dir: Any = None) -> EndpointLimiter | asyncio.Semaphore:
+    """The limiter of ``cfg``'s endpoint + key: shared by every client of the process (and, with ``shared_dir``,
+    of every process using that folder); a plain semaphore for simulated models."""
+    if cfg.simulated:
+        return asyncio.Semaphore(cfg.concurrency)
+    key = os.environ.get(cfg.api_key_env) if cfg.api_key_env else None
+    settings = LimitSettings(ceiling=cfg.concurrency, adaptive=cfg.adaptive_concurrency,
+                             requests_per_minute=cfg.requests_per_minute, tokens_per_minute=cfg.tokens_per_minute)
+    label = f"{cfg.model}" + (f" @ {cfg.api_base}" if cfg.api_base else "")
+    return LIMITERS.get(endpoint_id(cfg.model, cfg.api_base, key), label, settings, shared_dir)
 
-    def __init__(self, seed: int | None = None, observer: UsageObserver | None = None) -> None:
+
+class ClientPool:
+    """Builds clients so that every client of one endpoint shares one limiter (see models/limiter.py).
+
+    ``shared_dir``: where limiter state is kept for every process using it (the store's ``.limits`` folder);
+    None keeps it in this process. ``endpoint_stats()`` is what this pool's clients saw, per endpoint."""
+
+    def __init__(self, seed: int | None = None, observer: UsageObserver | None = None, shared_dir: Any = None) -> None:
         self.seed = seed
         self.observer = observer
-        self._limiters: dict[tuple[str, str | None], asyncio.Semaphore] = {}
+        self.shared_dir = shared_dir
+        self._limiters: dict[tuple[str, str | None], asyncio.Semaphore | EndpointLimiter] = {}
+        self._stats: dict[str, tuple[EndpointStats, EndpointLimiter]] = {}
 
     def client(self, cfg: ModelConfig, role: str | None = None, seed: int | None = None) -> ModelClient:
         """``role`` (agent, user, judge, mock) labels this client's calls for the pool's observer; ``seed``
         replaces the pool's (a repeated trial's own seed)."""
         endpoint = (cfg.model, cfg.api_base)
-        limiter = self._limiters.setdefault(endpoint, asyncio.Semaphore(cfg.concurrency))
+        limiter = self._limiters.get(endpoint)
+        if limiter is None:
+            limiter = self._limiters[endpoint] = endpoint_limiter(cfg, self.shared_dir)
+        stats = None
+        if isinstance(limiter, EndpointLimiter):
+            stats = self._stats.setdefault(limiter.label, (EndpointStats(limiter.label), limiter))[0]
         observer = self.observer
         on_usage = (lambda usage: observer(role, usage)) if observer is not None and role is not None else None
-        return ModelClient(cfg, limiter=limiter, seed=self.seed if seed is None else seed, on_usage=on_usage, role=role)
+        return ModelClient(cfg, limiter=limiter, seed=self.seed if seed is None else seed, on_usage=on_usage, role=role,
+                           stats=stats)
+
+    def endpoint_stats(self) -> list[dict[str, Any]]:
+        """Per real endpoint: this pool's requests, 429s, time waited, and the limiter's current limit."""
+        return [stats.as_dict(limiter) for stats, limiter in self._stats.values()]

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 from skillbench.core.money import usd
 
 INTERRUPTED_FILE = "interrupted.json"  # Ctrl-C: finished rows kept, rerun resumes
+UNSCORED_EXIT = 5  # a finished run with rows that have no verdict: its rerun fills them in
 STOPPED_FILE = "stopped.json"  # run.budget_usd reached: finished rows kept, rerun with a higher budget resumes
 
 
@@ -61,6 +62,21 @@ def judge_failure(summary: dict[str, Any]) -> str:
             f"and only the judging is redone")
 
 
+def job_unscored(summary: dict[str, Any]) -> str | None:
+    """How many rows of a finished job have no verdict, and why (None when every row was scored)."""
+    scenarios = summary.get("scenarios") or 0
+    infra, judge = summary.get("infra_errors") or 0, summary.get("judge_errors") or 0
+    if not infra and not judge:
+        return None
+    why = [f"{infra} infrastructure error(s)" if infra else "", f"{judge} judge error(s)" if judge else ""]
+    limits = summary.get("rate_limits") or []
+    throttled = sum(e.get("rate_limited") or 0 for e in limits)
+    waited = sum(e.get("waited_s") or 0.0 for e in limits)
+    return (f"{infra + judge} of {scenarios} conversations unscored ({', '.join(w for w in why if w)}"
+            + (f"; rate-limited: {throttled} requests refused, {waited:.0f}s waited for endpoint limits"
+               if throttled or waited >= 1 else "") + ")")
+
+
 def sweep_spent_usd(sweep_dir: Path, exclude: Path | None = None) -> float:
     """Dollars the sweep's other jobs spent, finished or stopped (for a sweep-wide budget)."""
     spent = 0.0
@@ -98,7 +114,7 @@ def sweep_outcome(sweep_dir: Path, max_infra_error_share: float, *, planned: int
                   budget_usd: float | None = None) -> SweepOutcome:
     """One line for the sweep's end. ``planned``: the sweep's size (jobs with no folder did not start, because an
     earlier job reached the budget). Exit 1 when a job failed or crashed, else 3 when the budget stopped the sweep."""
-    finished = failed = stopped = crashed = 0
+    finished = failed = stopped = crashed = incomplete = 0
     first: str | None = None
     spent = 0.0
     any_stop = False  # a job the budget stopped (its stopped.json), whatever else its folder holds
@@ -112,6 +128,9 @@ def sweep_outcome(sweep_dir: Path, max_infra_error_share: float, *, planned: int
             why = job_failure(summary, max_infra_error_share)
             failed += why is not None
             finished += why is None
+            unscored = job_unscored(summary) if why is None else None
+            incomplete += unscored is not None
+            first = first or (f"{job.name}: {unscored}" if unscored else None)
             first = first or (f"{job.name}: {why}" if why else None)
         elif stop is not None or (job / INTERRUPTED_FILE).exists():
             stopped += 1
@@ -126,6 +145,7 @@ def sweep_outcome(sweep_dir: Path, max_infra_error_share: float, *, planned: int
     of_budget = f" of the {usd(budget_usd)} budget" if budget_usd is not None else ""
     line = (f"sweep: {total} job(s): {finished} finished, {failed} failed, {crashed} crashed, {stopped} stopped"
             + (f", {not_started} not started (budget spent)" if not_started else "")
+            + (f" ({incomplete} finished with unscored rows: rerun the same command to fill them in)" if incomplete else "")
             + f"; {usd(spent)} spent{of_budget} -> {sweep_dir}" + (f"; first problem: {first}" if first else ""))
-    code = 1 if failed or crashed else 3 if budget_stopped else 1 if stopped else 0
+    code = 1 if failed or crashed else 3 if budget_stopped else 1 if stopped else UNSCORED_EXIT if incomplete else 0
     return SweepOutcome(line, code, budget_stopped)

@@ -38,12 +38,14 @@ async def test_retry_after_is_honoured_and_attempts_are_counted() -> None:
     assert len(server.requests) == 2
 
 
-async def test_a_retry_after_beyond_the_budget_ends_the_call_as_infra_at_once() -> None:
+async def test_throttling_is_waited_out_until_the_patience_then_it_is_a_throttled_infra_error() -> None:
+    # Every request is a 429 (Retry-After: 1): neither timeout_s nor max_retries ends the call, the patience does.
     with stub_server(lambda body: text_reply("hi"), faults=_plan("rate_limit")) as server, \
             pytest.raises(InfrastructureError) as caught:
-        await _client(server.base_url, timeout_s=0.2, max_retries=2).complete(HELLO)
-    assert len(server.requests) == 1 and caught.value.retryable
-    assert caught.value.usage is not None and caught.value.usage.failed_attempts == 1
+        await _client(server.base_url, timeout_s=0.2, max_retries=0, rate_limit_patience_s=2.5).complete(HELLO)
+    assert caught.value.retryable and caught.value.throttled
+    assert 2 <= len(server.requests) <= 4  # paced by the endpoint's Retry-After, not hammered
+    assert caught.value.usage is not None and caught.value.usage.failed_attempts == len(server.requests)
 
 
 async def test_empty_choices_and_null_content_come_back_as_unusable_replies_not_exceptions() -> None:
