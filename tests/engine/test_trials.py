@@ -102,3 +102,20 @@ def test_a_job_with_trials_reuses_trial_zero_and_varies_the_others(tmp_path: Pat
     again = run_job(compose_config(*base, "run.trials=3"), tmp_path / "again")
     assert again.usage["agent"].calls == 0  # every trial is stored on its own
     assert [r.passed for r in _rows(tmp_path / "again")] == [r.passed for r in rows]
+
+
+def test_the_dry_run_estimate_counts_every_trial(tmp_path: Path) -> None:
+    from hydra import compose, initialize_config_module
+
+    from skillbench.plan.estimate import estimate_run
+    from skillbench.plan.sweep import ComposedJob, plan_jobs
+
+    def planned(*overrides: str):
+        with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
+            cfg = compose("config", overrides=list(overrides), return_hydra_config=False)
+        return plan_jobs([ComposedJob(list(overrides), cfg)])
+
+    one = estimate_run(planned("benchmark=smoke"), tmp_path / "outputs")
+    four = estimate_run(planned("benchmark=smoke", "run.trials=4"), tmp_path / "outputs")
+    assert four.jobs[0].conversations == 4 * one.jobs[0].conversations == 4 * 14
+    assert four.calls == 4 * one.calls
