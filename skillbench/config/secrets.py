@@ -53,6 +53,21 @@ def credential_name(key: str) -> bool:
     return name in _CREDENTIAL_NAMES or name.endswith(_CREDENTIAL_SUFFIXES)
 
 
+def _credential_value(value: object) -> bool:
+    """A value that could be a credential: a non-empty string that is not a number (``input_cost_per_token=3e-06``
+    ends like a token's name but holds a price)."""
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    if text in ("", "null", "None"):
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return True
+    return False
+
+
 def looks_like_key(value: object) -> bool:
     return isinstance(value, str) and _KEY_FORMATS.search(value) is not None
 
@@ -64,7 +79,7 @@ def find_credentials(data: Any, prefix: str = "") -> list[str]:
     if isinstance(data, Mapping):
         for key, value in data.items():
             path = f"{prefix}{key}"
-            if credential_name(str(key)) and value not in (None, "", {}, []) and not isinstance(value, Mapping | list):
+            if credential_name(str(key)) and _credential_value(value):
                 found.append(path)
             else:
                 found.extend(find_credentials(value, f"{path}."))
@@ -81,7 +96,10 @@ def _override_credential(item: str) -> bool:
     if "=" not in item:
         return False
     key, value = item.split("=", 1)
-    return (credential_name(key.strip()) and value.strip() not in ("", "null", "None")) or looks_like_key(value)
+    # A sweep's values, or hydra.job.override_dirname's joined overrides, follow after commas: the key's own
+    # value is the first item (every override of a dirname is also checked on its own in hydra.overrides.task).
+    first = value.split(",", 1)[0]
+    return (credential_name(key.strip()) and _credential_value(first)) or looks_like_key(value)
 
 
 def argument_credentials(arguments: Iterable[str]) -> list[str]:

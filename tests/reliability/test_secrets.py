@@ -85,3 +85,25 @@ def test_environment_keys_are_never_written(tmp_path: Path) -> None:
     written = _written(tmp_path, run.stdout, run.stderr, sweep.stdout, sweep.stderr)
     assert (tmp_path / "sweep" / "multirun.yaml").exists() and (tmp_path / "run" / ".hydra").is_dir()
     assert b"PLANTEDenv" not in written
+
+
+@pytest.mark.parametrize("item", ["+agent.params.input_cost_per_token=3e-06", "agent.params.max_tokens=512",
+                                  "+judge.params.output_cost_per_token=1.5e-05,2e-05"])
+def test_settings_named_like_a_token_that_hold_numbers_are_not_credentials(item: str) -> None:
+    from skillbench.config.secrets import argument_credentials, find_credentials
+
+    assert argument_credentials([item]) == []
+    assert find_credentials({"hydra": {"job": {"override_dirname": f"{item},benchmark.limit=2"}}}) == []
+    assert find_credentials({"agent": {"params": {"input_cost_per_token": 3e-06, "refresh_token": "abc123"}}}) == [
+        "agent.params.refresh_token"]
+
+
+def test_an_in_process_run_that_ended_by_exit_does_not_keep_its_folder(tmp_path: Path) -> None:
+    from skillbench.store.ownership import claim, live_owner
+
+    first = claim(tmp_path / "run", "run")  # never released, as a run ended by sys.exit inside a test process
+    assert first.folder == (tmp_path / "run").resolve()
+    second = claim(tmp_path / "run", "run")
+    assert live_owner(tmp_path / "run") is not None
+    second.release()
+    assert live_owner(tmp_path / "run") is None
