@@ -25,6 +25,7 @@ from typing import Any
 from skillbench.config.schema import PassRuleConfig
 from skillbench.engine.results import (
     CONFIG_FILE,
+    HUMAN_JUDGE,
     RESULTS_FILE,
     SUMMARY_FILE,
     JobSummary,
@@ -118,7 +119,10 @@ def panel_jobs(jobs: list[Job], out: Path) -> list[Job]:
     for index, (agent, group) in enumerate(sorted(by_agent.items())):
         rule = _rule(group[0])
         assert rule is not None and rule.panel is not None
-        members = [job for job in group if rule.panel_judges is None or job.judge in rule.panel_judges]
+        # People's labels (the judge 'human' of an import) are what a panel is measured against, not a member of it,
+        # unless pass_rule.panel_judges names them.
+        members = [job for job in group if (job.judge != HUMAN_JUDGE if rule.panel_judges is None
+                                            else job.judge in rule.panel_judges)]
         names = [job.judge for job in members]
         if len(set(names)) < 2:
             skipped.append(f"{agent} ({', '.join(names) or 'no member'})")

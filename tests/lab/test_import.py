@@ -335,6 +335,14 @@ def test_report_shows_each_judges_agreement_with_the_human_labels(tmp_path: Path
     with (report / "human_rule_checks.csv").open() as handle:
         checks = {r["rule_check"]: r for r in csv.DictReader(handle)}
     assert set(checks) == {"termination_reached", "no_unrecovered_out_of_toolkit_call"} and all(int(r["n"]) == 16 for r in checks.values())
+    # a panel of the run's judges (pass_rule.panel, a rescore): its agreement with the people too; people are never a member
+    panel = tmp_path / "panel"
+    assert main(["rescore", str(run), str(lab / "runs" / run.name / "sim_strict"), str(lab / "runs" / run.name / "sim_lenient"),
+                 "pass_rule.panel=majority", "--out", str(panel), "--formats", "csv", "--draws", "50", "--quiet"]) == 0
+    with (panel / "human_agreement.csv").open() as handle:
+        assert "panel_majority" in {r["judge"] for r in csv.DictReader(handle)}
+    with (panel / "panel_agreement.csv").open() as handle:
+        assert {r["member"] for r in csv.DictReader(handle)} == {"sim_strict", "sim_lenient"}
     # an import alone: the rule checks' agreement still shows, and the hint says how to add judges
     assert main(["report", str(run), "--formats", "md", "--draws", "50", "--quiet"]) == 0
     alone = (run / "report" / "report.md").read_text()
