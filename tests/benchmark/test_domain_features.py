@@ -219,3 +219,27 @@ def test_list_fields_match_a_member_or_the_same_items_in_any_order() -> None:
     assert env.find("loans", item_ids="T-3")[0]["loan_id"] == "L-2"
     target = StateExpectation(collection="loans", match={"loan_id": "L-1"}, expect={"item_ids": ["T-2", "T-1"]})
     assert target.is_met(env.snapshot())
+
+
+def test_a_target_state_the_reference_conversation_misses_is_reported_with_what_it_wrote(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    _edit_scenario(root, "toolshed_return_tools.yaml", "ts-return-happy-01", lambda s: s.__setitem__(
+        "target_state", [{"collection": "items", "match": {"item_id": "T-311"}, "expect": {"status": "available"}}]))
+    problems = [str(p) for p in lint_benchmark(root).problems]
+    assert any(
+        "target_state[0] (items {'item_id': 'T-311'}) does not hold after the reference conversation; the reference "
+        "conversation wrote: loans.return_items(member_id='M-2041', loan_id='L-301', item_ids=['T-104', 'T-233'])" in p
+        for p in problems
+    ), problems
+
+
+async def test_a_code_tool_answers_in_llm_mode_without_asking_the_model() -> None:
+    from skillbench.config.schema import LlmMock, ModelConfig
+
+    benchmark, scenario = _scenario("ts-extend-happy-01")
+    mock = LlmMock(name="llm", llm=ModelConfig(name="never", model="openai/never-called", api_base="http://127.0.0.1:9"))
+    async with open_tool_session(benchmark, scenario, mock, seed=0) as tools:
+        record = await tools.call("loans.extend_loan", {"member_id": "M-2041", "loan_id": "L-620", "extra_days": 7},
+                                  call_id="c1", turn=1)
+        assert json.loads(record.result) == {"loan_id": "L-620", "new_due_date": "2026-12-15", "extensions": 1}
+        assert tools.usage.calls == 0
