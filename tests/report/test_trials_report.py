@@ -96,3 +96,22 @@ def test_diff_pairs_two_agents_by_judge_scenario_and_trial(trial_sweep: Path) ->
     assert any("skillbench compare" in w for w in diff.warnings)
     assert {flip.trial for flip in diff.flips} <= {0, 1, 2}
     assert "skillbench compare" in diff_markdown(diff)
+
+
+def test_a_sweep_with_trials_logs_its_pass_k_table(trial_sweep: Path, tmp_path: Path,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+    import shutil
+
+    from skillbench.report.callback import ReportCallback
+
+    copy = tmp_path / "sweep"
+    shutil.copytree(trial_sweep, copy)
+    with caplog.at_level(logging.INFO, logger="skillbench.report"):
+        ReportCallback(formats=["md"], draws=50)._build(copy)
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "Table 1b" in logged and "SIMULATED" in logged
+    assert all(f"pass^{k}" in logged for k in (1, 2, 3))
+    careful = next(line for line in logged.splitlines() if line.startswith("| sim_careful"))
+    reckless = next(line for line in logged.splitlines() if line.startswith("| sim_reckless"))
+    assert logged.index(careful) < logged.index(reckless)  # Table 1 order: best first
