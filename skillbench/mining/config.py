@@ -160,8 +160,8 @@ class SelectionConfig(Part):
 class MiningConfig(Part):
     out: str = Field(description="Folder the benchmark (and _mining/ with the stage files) is written to.")
     benchmark_name: str = Field("mined", description="Name of the written benchmark (also its one industry id).")
-    stage: Literal["all", "ingest", "extract", "cluster", "represent", "skills", "scenarios"] = Field(
-        "all", description="Run every stage, or one (reading the previous stage's file).")
+    stage: str = Field("all", description=f"Run every stage ('all'), or one of {', '.join(STAGES)} (reading the "
+                                          f"previous stage's file).")
     store: str | None = Field(None, description="Content-addressed item cache; default <out>/_mining/store.")
     preflight: bool = Field(True, description="Before any stage runs: every key of the model stages to run set, every "
                                               "self-hosted endpoint answering with its model (the engine's preflight).")
@@ -173,6 +173,13 @@ class MiningConfig(Part):
     filter: FilterConfig
     scenario_writer: ScenarioWriterConfig
     selection: SelectionConfig
+
+    @field_validator("stage")
+    @classmethod
+    def _known_stage(cls, value: str) -> str:
+        if value != "all" and value not in STAGES:
+            raise ValueError(f"unknown stage {value!r}; one of: all, {', '.join(STAGES)}")
+        return value
 
     def store_root(self) -> Path:
         return Path(self.store) if self.store else Path(self.out) / "_mining" / "store"
