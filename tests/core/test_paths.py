@@ -93,7 +93,8 @@ def _strings_and_path_comparisons(source: str) -> tuple[set[str], list[int]]:
 
 
 # The readers of the path rules: they may use the rules, never state one.
-READERS = ["benchmark/lint.py", "evaluation", "config", "engine", "report", "rollout", "benchmark/generator"]
+READERS = ["benchmark/lint.py", "evaluation", "config", "engine", "report", "rollout", "benchmark/generator", "agents",
+           "tools", "lab", "plan", "mining", "view"]
 
 
 @pytest.mark.parametrize("reader", READERS)
