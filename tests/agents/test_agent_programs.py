@@ -110,3 +110,19 @@ def test_a_program_target_that_does_not_import_is_one_line_and_exit_2(tmp_path: 
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "agent.program._target_" in done.stderr
     assert not (tmp_path / "job").exists()
+
+
+def test_a_programs_models_are_preflighted_and_priced_like_any_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillbench.plan.preflight import missing_keys, model_roles
+    from skillbench.plan.sweep import PlannedJob
+
+    monkeypatch.delenv("SOME_PLANNER_KEY", raising=False)
+    cfg = compose_config("agent=plan_then_act", "agent.models.planner.model=gpt-5-mini",
+                         "agent.models.planner.simulated=false", "+agent.models.planner.api_key_env=SOME_PLANNER_KEY")
+    assert ("agent.models.planner", cfg.agent.models["planner"]) in model_roles(cfg)
+    assert [role for role, _ in missing_keys(model_roles(cfg))] == ["agent.models.planner"]
+    from skillbench.plan.estimate import estimate_run
+
+    estimate = estimate_run([PlannedJob(overrides=[], cfg=cfg, scenarios=10)], outputs=Path("/nonexistent"))
+    planner = next(line for line in estimate.models if line.model == "gpt-5-mini")
+    assert planner.roles == ["agent.models.planner"] and planner.calls > 0 and (planner.cost_usd or 0) > 0

@@ -106,10 +106,10 @@ def test_blank_user_simulator_replies_are_asked_again_then_infra(tmp_path: Path,
 def test_an_exception_inside_one_scenario_stays_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = job_module.run_rule_checks
 
-    def broken(rollout: Any, scenario: Any, skill: Any) -> Any:
+    def broken(rollout: Any, scenario: Any, skill: Any, params: Any = None) -> Any:
         if scenario.id == SCENARIO:
             raise IndexError("list index out of range")
-        return real(rollout, scenario, skill)
+        return real(rollout, scenario, skill, params)
 
     monkeypatch.setattr(job_module, "run_rule_checks", broken)
     summary, rows, _ = _job(tmp_path, monkeypatch, conversation_script, scenarios=f"{SCENARIO},hc-resched-missing-01")
