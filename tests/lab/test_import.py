@@ -347,3 +347,27 @@ def test_report_shows_each_judges_agreement_with_the_human_labels(tmp_path: Path
     assert main(["report", str(run), "--formats", "md", "--draws", "50", "--quiet"]) == 0
     alone = (run / "report" / "report.md").read_text()
     assert "each rule check's pass/fail" in alone and "skillbench judges validate judge=... --run" in alone
+
+
+def test_a_caller_ended_import_is_not_failed_for_who_spoke_last() -> None:
+    """A conversation that ends with the caller's stop (no control call: user_ended) and an expected success: with no
+    required tool known nothing shows success or its absence, so the outcome check does not apply (it used to fail
+    every such conversation); with the tools a skill and path require, it passes when they all succeeded."""
+    benchmark = load_benchmark("starter")
+    record = _fixture_records()[0]
+    record["messages"] = [m for m in record["messages"] if not m.get("tool_calls") or
+                          m["tool_calls"][0]["function"]["name"] != "end_conversation"]
+    record["messages"].append({"role": "user", "content": "###STOP###"})
+    record["metadata"]["expected_outcome"] = "success"
+    item = parse_record(record, "r0", "x", benchmark)
+    assert item.rollout.termination == "user_ended"
+    assert "outcome_matches_expected" not in {c.name for c in applicable_checks(item)}
+    scenario = next(s for s in benchmark.scenarios if s.path == "happy_path" and s.required_tools)
+    calls = [{"id": f"c{i}", "type": "function", "function": {"name": name.replace(".", "__"), "arguments": "{}"}}
+             for i, name in enumerate(scenario.required_tools)]
+    results = [{"role": "tool", "tool_call_id": f"c{i}", "content": '{"ok": true}'} for i in range(len(calls))]
+    done = {"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": None, "tool_calls": calls},
+                         *results, {"role": "assistant", "content": "Done."}, {"role": "user", "content": "###STOP###"}],
+            "metadata": {"skill_id": scenario.skill_id, "path": "happy_path"}}
+    check = next(c for c in applicable_checks(parse_record(done, "r1", "x", benchmark)) if c.name == "outcome_matches_expected")
+    assert check.passed and "the caller ended after all" in check.detail
