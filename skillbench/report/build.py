@@ -34,6 +34,7 @@ from skillbench.report.model import (
     RankingStability,
     Report,
     RubricRow,
+    TrialRate,
 )
 
 DEFAULT_LEVEL = 0.95
@@ -92,7 +93,7 @@ class _Link:
 _REPORT_PARTS: tuple[str, ...] = (
     "simulated", "pass_rules", "agents", "judges", "cells", "table1", "table2", "table3", "panel",
     "strictness_models", "strictness_judges", "ranking", "adjacent", "bootstrap", "counts", "notes",
-    "breakdowns", "human_agreement",
+    "breakdowns", "human_agreement", "trials",
 )  # fmt: skip
 
 
@@ -567,6 +568,15 @@ class ReportContext:
         return [rate for key in ("path", "industry", "skill") for rate in group_rates(self, key)]
 
     @cached_property
+    def trials(self) -> list[TrialRate]:
+        """pass^k and pass@k per agent × judge × k with CIs (empty without repeated trials)."""
+        from skillbench.report.trial_tables import (
+            trial_rates,  # its own module: the table family's statistics
+        )
+
+        return trial_rates(self)
+
+    @cached_property
     def human_agreement(self) -> list[HumanAgreement]:
         """Every verdict against people's labels of the same conversations (empty without human-labelled rows)."""
         from skillbench.report.human import agreement_with_people
@@ -599,6 +609,7 @@ class ReportContext:
             notes=self.notes,
             breakdowns=self.breakdowns,
             human_agreement=self.human_agreement,
+            trials=self.trials,
         )
         report._context = _Link(self)
         return report

@@ -158,6 +158,25 @@ class BootstrapInfo(ReportRecord):
     scenarios: int
 
 
+class TrialRate(ReportRecord):
+    """Repeated trials: one agent × judge at one k (docs/reports.md "Repeated trials")."""
+
+    agent: str
+    judge: str
+    k: int
+    trials: int = Field(description="The most scored trials of any scenario of the cell.")
+    scenarios: int = Field(description="Scenarios with at least k scored trials (those the estimates average over).")
+    pass_hat_k: float | None = Field(description="Mean over scenarios of C(c,k)/C(n,k): all of k trials pass.")
+    pass_hat_k_ci_low: float | None = None
+    pass_hat_k_ci_high: float | None = None
+    pass_at_k: float | None = Field(description="Mean over scenarios of 1 − C(n−c,k)/C(n,k): one of k trials passes.")
+    pass_at_k_ci_low: float | None = None
+    pass_at_k_ci_high: float | None = None
+    consistency: float | None = Field(description="Share of scenarios (≥ 2 scored trials) whose trials all agree.")
+    consistency_ci_low: float | None = None
+    consistency_ci_high: float | None = None
+
+
 class GroupRate(ReportRecord):
     """One agent × judge on one group of scenarios (a path, an industry, a skill): its pass rate with CI, the rate on
     the agent's other scenarios under that judge, and whether the group is significantly worse (docs/reports.md)."""
@@ -222,6 +241,9 @@ class Report(ReportRecord):
     )
     breakdowns: list[GroupRate] = Field(
         default_factory=list, description="Pass rates by scenario path, industry and skill per agent × judge."
+    )
+    trials: list[TrialRate] = Field(
+        default_factory=list, description="pass^k and pass@k per agent × judge × k (empty without repeated trials)."
     )
     human_agreement: list[HumanAgreement] = Field(
         default_factory=list, description="Each verdict against people's labels, when rows carry them (imports)."

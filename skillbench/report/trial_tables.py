@@ -16,6 +16,7 @@ import pandas as pd
 from skillbench.engine.trials import pass_at_k, pass_hat_k
 from skillbench.report import stats
 from skillbench.report.build import ReportContext
+from skillbench.report.model import TrialRate
 from skillbench.report.tables import Table, ci, pct, report_table
 
 
@@ -97,44 +98,64 @@ def trial_cells(ctx: ReportContext) -> list[TrialCell]:
     return cells
 
 
+def trial_rates(ctx: ReportContext) -> list[TrialRate]:
+    """The report's repeated-trials part (report.json ``trials``): one record per agent × judge × k."""
+    if not has_trials(ctx):
+        return []
+    return [
+        TrialRate(
+            agent=c.agent, judge=c.judge, k=k, trials=c.trials, scenarios=sum(n >= k for n, _ in c.counts.values()),
+            pass_hat_k=c.pass_hat.get(k), pass_hat_k_ci_low=c.pass_hat_ci.get(k, (None, None))[0],
+            pass_hat_k_ci_high=c.pass_hat_ci.get(k, (None, None))[1], pass_at_k=c.pass_at.get(k),
+            pass_at_k_ci_low=c.pass_at_ci.get(k, (None, None))[0], pass_at_k_ci_high=c.pass_at_ci.get(k, (None, None))[1],
+            consistency=c.consistency, consistency_ci_low=c.consistency_ci[0], consistency_ci_high=c.consistency_ci[1],
+        )
+        for c in trial_cells(ctx)
+        if c.scenarios
+        for k in range(1, c.trials + 1)
+    ]  # fmt: skip
+
+
 @report_table("pass_k", title="Table 1b — repeated trials: pass^k and pass@k (%) per agent × judge", order=11)
 def pass_k_table(ctx: ReportContext) -> Table | None:
-    if not has_trials(ctx):
+    rates = ctx.trials
+    if not rates:
         return None
-    cells = [c for c in trial_cells(ctx) if c.scenarios]
-    max_k = max((c.trials for c in cells), default=0)
+    by_cell: dict[tuple[str, str], dict[int, TrialRate]] = {}
+    for rate in rates:
+        by_cell.setdefault((rate.agent, rate.judge), {})[rate.k] = rate
+    max_k = max(rate.k for rate in rates)
     ks = range(1, max_k + 1)
     headers = [
         "Agent", "Judge", "Trials", *[f"pass^{k}" for k in ks], *[f"pass@{k}" for k in ks if k > 1],
         f"pass^{max_k} {ctx.level:.0%} CI", "Consistent %",
     ]  # fmt: skip
-    display, data = [], []
-    for c in cells:
+    display = []
+    for (agent, judge), cell in by_cell.items():
+        first, last = cell[min(cell)], cell.get(max_k)
         display.append(
             [
-                c.agent, c.judge, str(c.trials), *[pct(c.pass_hat.get(k)) for k in ks],
-                *[pct(c.pass_at.get(k)) for k in ks if k > 1], ci(*c.pass_hat_ci.get(max_k, (None, None))),
-                pct(c.consistency),
+                agent, judge, str(first.trials), *[pct(cell[k].pass_hat_k) if k in cell else "—" for k in ks],
+                *[pct(cell[k].pass_at_k) if k in cell else "—" for k in ks if k > 1],
+                ci(last.pass_hat_k_ci_low, last.pass_hat_k_ci_high) if last else "—", pct(first.consistency),
             ]
         )  # fmt: skip
-        for k in ks:
-            data.append(
-                [
-                    c.agent, c.judge, k, c.pass_hat.get(k), *c.pass_hat_ci.get(k, (None, None)), c.pass_at.get(k),
-                    *c.pass_at_ci.get(k, (None, None)), c.consistency, *c.consistency_ci,
-                    sum(n >= k for n, _ in c.counts.values()),
-                ]
-            )  # fmt: skip
+    columns = [
+        "agent", "judge", "k", "pass_hat_k", "pass_hat_k_ci_low", "pass_hat_k_ci_high", "pass_at_k",
+        "pass_at_k_ci_low", "pass_at_k_ci_high", "consistency", "consistency_ci_low", "consistency_ci_high",
+        "scenarios_with_n_ge_k",
+    ]  # fmt: skip
+    data = [
+        [r.agent, r.judge, r.k, r.pass_hat_k, r.pass_hat_k_ci_low, r.pass_hat_k_ci_high, r.pass_at_k, r.pass_at_k_ci_low,
+         r.pass_at_k_ci_high, r.consistency, r.consistency_ci_low, r.consistency_ci_high, r.scenarios]
+        for r in rates
+    ]  # fmt: skip
     b = ctx.bootstrap
     return Table(
         headers=headers,
         display=display,
         data=data,
-        data_headers=[
-            "agent", "judge", "k", "pass_hat_k", "pass_hat_k_ci_low", "pass_hat_k_ci_high", "pass_at_k",
-            "pass_at_k_ci_low", "pass_at_k_ci_high", "consistency", "consistency_ci_low", "consistency_ci_high",
-            "scenarios_with_n_ge_k",
-        ],
+        data_headers=columns,
         footnotes=[
             "pass^k: chance that k trials of a scenario all pass; pass@k: that at least one does. Unbiased estimates "
             "from n ≥ k scored trials with c passes: C(c,k)/C(n,k) and 1 − C(n−c,k)/C(n,k), averaged over scenarios "

@@ -115,3 +115,19 @@ def test_a_sweep_with_trials_logs_its_pass_k_table(trial_sweep: Path, tmp_path: 
     careful = next(line for line in logged.splitlines() if line.startswith("| sim_careful"))
     reckless = next(line for line in logged.splitlines() if line.startswith("| sim_reckless"))
     assert logged.index(careful) < logged.index(reckless)  # Table 1 order: best first
+
+
+def test_report_json_keeps_pass_k_so_a_read_back_report_shows_it(trial_sweep: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from skillbench.report import build_report, load_jobs
+    from skillbench.report.write import markdown
+
+    copy = tmp_path / "sweep"
+    shutil.copytree(trial_sweep, copy)
+    report, _ = build_report(load_jobs([copy]), draws=50)
+    assert {(r.agent, r.k) for r in report.trials} == {(a, k) for a in AGENTS for k in (1, 2, 3)}
+    again = type(report).model_validate_json(report.model_dump_json())
+    shutil.rmtree(copy)
+    md = markdown(again)
+    assert "## Table 1b" in md and "pass^3" in md
