@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skillbench.benchmark.loader import parse_file, read_yaml, resolve_source, yaml_files
+from skillbench.benchmark.loader import parse_file, python_files, read_yaml, resolve_source, yaml_files
 from skillbench.benchmark.schema import (
     BenchmarkManifest,
     Scenario,
@@ -16,6 +16,7 @@ from skillbench.benchmark.schema import (
     ToolServer,
     ToolSpec,
 )
+from skillbench.benchmark.tool_code import code_tool_specs, load_tool_module
 from skillbench.core.errors import BenchmarkDataError
 from skillbench.core.records import SCENARIO_PATHS
 
@@ -41,6 +42,11 @@ def read_contents(source: str | Path) -> Contents:
             out.unreadable.append(str(path.relative_to(root)))
             continue
         out.tools.update({tool.name: tool for tool in server.tools})
+    for path in python_files(root / "tools"):  # tools as code
+        try:
+            out.tools.update({tool.name: tool for tool in code_tool_specs(load_tool_module(path, path.read_text(encoding="utf-8")))})
+        except BenchmarkDataError:
+            out.unreadable.append(str(path.relative_to(root)))
     for path in yaml_files(root / "skills"):
         try:
             skill = parse_file(Skill, read_yaml(path), path)

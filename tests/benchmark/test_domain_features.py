@@ -243,3 +243,10 @@ async def test_a_code_tool_answers_in_llm_mode_without_asking_the_model() -> Non
                                   call_id="c1", turn=1)
         assert json.loads(record.result) == {"loan_id": "L-620", "new_due_date": "2026-12-15", "extensions": 1}
         assert tools.usage.calls == 0
+
+
+def test_stats_count_code_tools() -> None:
+    from skillbench.benchmark.stats import read_contents
+
+    contents = read_contents(BENCH)
+    assert sorted(contents.tools) == ["loans.extend_loan", "loans.return_items", "members.verify_by_email", "members.verify_by_name"]
