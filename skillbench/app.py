@@ -96,7 +96,15 @@ def main(cfg: DictConfig) -> float | None:
         check_registered_names(run_cfg, choices)
         check_credentials(run_cfg)
         # Load and select the scenarios up front: a malformed data file is refused like a bad config.
-        select_scenarios(load_benchmark(run_cfg.benchmark.source), run_cfg.benchmark)
+        benchmark = load_benchmark(run_cfg.benchmark.source)
+        chosen = select_scenarios(benchmark, run_cfg.benchmark)
+        # A scenario too big for a role's prompt cap is refused here too (the preflight may be off).
+        from skillbench.models.prompt_size import scenario_tokens
+        from skillbench.plan.sweep import oversized_problem
+
+        too_big = oversized_problem(run_cfg, benchmark, [scenario_tokens(s, benchmark.skill_of(s)) for s in chosen])
+        if too_big:
+            raise ConfigError(too_big)
     except (ConfigError, BenchmarkDataError) as exc:
         for handler in logging.getLogger().handlers:
             handler.close()

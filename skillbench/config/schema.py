@@ -58,6 +58,10 @@ class ModelConfig(Strict):
         1800.0, gt=0, description="How long one call keeps waiting out 429s (and 503s that give a reason) before "
         "its row is left unscored for a rerun; throttling never restarts a conversation.")
     timeout_s: float = Field(120.0, gt=0, description="Per-request timeout in seconds.")
+    max_prompt_tokens: int | None = Field(
+        200_000, ge=1, description="Refuse (before sending) a request whose prompt is estimated above this many "
+        "tokens (characters / 4); null: no cap. Scenarios too big for it are refused before the run starts.",
+    )
     max_retries: int = Field(3, ge=0, description="Retries with backoff on transient errors other than throttling.")
     prompt_template: str = Field("v1", description="Version of the prompt template this role renders.")
     gpu_usd_per_hour: float | None = Field(
@@ -250,6 +254,16 @@ class _PassRuleBase(Strict):
     panel_judges: list[str] | None = Field(
         None, description="The panel's members (judge names); null: every judge the agent has, at least two."
     )
+
+    @field_validator("allowed_outcomes")
+    @classmethod
+    def _can_pass(cls, outcomes: list[Outcome]) -> list[Outcome]:
+        if not outcomes:  # every verdict would fail: refused rather than published as a 0% pass rate
+            raise ValueError(
+                "a pass rule with no allowed outcome can never pass; list at least one, e.g. "
+                f"allowed_outcomes=[{','.join(EXPECTED_OUTCOMES)}]"
+            )
+        return outcomes
 
     def is_hard(self, check: RuleCheck) -> bool:
         """Hardness of a stored check under this rule (the stored ``hard`` is the check's default)."""

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+import yaml
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
-from skillbench.config.schema import BUILTIN_MOCKS, MOCK_TAGS, PluginMock, RunConfig
+from skillbench.config.schema import BUILTIN_MOCKS, MOCK_TAGS, PassRuleConfig, PluginMock, RunConfig
 from skillbench.config.secrets import find_credentials
 from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import ConfigError, first_cause_first
@@ -22,6 +24,34 @@ def config_file(group: str, choices: Mapping[str, str | None]) -> str:
     if choice:
         return f"conf/{group}/{choice}.yaml"
     return "conf/config.yaml"
+
+
+_CONF = Path(__file__).resolve().parents[1] / "conf"
+
+
+def _short(value: Any) -> str:
+    return "[" + ",".join(map(str, value)) + "]" if isinstance(value, list) else str(value)
+
+
+def label_changed_rule(cfg: RunConfig, choices: Mapping[str, str | None]) -> RunConfig:
+    """A preset pass rule changed by overrides is labelled by what changed (``paper(min_guardrail_compliance=5)``), so
+    no row, summary or report calls a changed rule by the preset's name. A rule renamed by the user keeps its name."""
+    choice = choices.get("pass_rule")
+    path = _CONF / "pass_rule" / f"{choice}.yaml"
+    if not choice or not path.is_file():
+        return cfg
+    try:
+        preset = PassRuleConfig.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError, ValidationError):
+        return cfg
+    if preset.name != cfg.pass_rule.name:
+        return cfg
+    now, then = cfg.pass_rule.model_dump(mode="json"), preset.model_dump(mode="json")
+    changed = [f"{key}={_short(now[key])}" for key in now if key != "name" and now[key] != then.get(key)]
+    if not changed:
+        return cfg
+    rule = cfg.pass_rule.model_copy(update={"name": f"{preset.name}({','.join(changed)})"})
+    return cfg.model_copy(update={"pass_rule": rule})
 
 
 def _untag(loc: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any]:
@@ -76,7 +106,7 @@ def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, s
     if credentials:  # before anything could echo or store it (skillbench/config/secrets.py)
         raise ConfigError(secrets_refusal(credentials, "in the configuration"))
     try:
-        return RunConfig.model_validate(data)
+        return label_changed_rule(RunConfig.model_validate(data), choices)
     except ValidationError as exc:
         errors = first_cause_first(exc)
         err = dict(errors[0])

@@ -32,6 +32,7 @@ from skillbench.models.limiter import (
 )
 from skillbench.models.litellm_setup import get_litellm, register_zero_cost
 from skillbench.models.plugins import ensure_provider
+from skillbench.models.prompt_size import prompt_problem
 from skillbench.models.server_faults import describe_model_fault, model_fault
 
 log = logging.getLogger(__name__)
@@ -255,6 +256,10 @@ class ModelClient:
         :class:`ModelOutputError` when the provider refuses a request because of the model's own output.
         Both carry the attempts spent in ``usage``.
         """
+        too_big = prompt_problem(f"{self.cfg.name} ({self.cfg.model})", self.role or "agent",
+                                 self.cfg.max_prompt_tokens, messages, tools)
+        if too_big:  # refused before anything is sent: never retried, never charged
+            raise InfrastructureError(too_big, usage=Usage(), retryable=False)
         kwargs = self._request_kwargs(messages, tools, response_format)
         spent = Usage()
         tokens = estimated_tokens(messages, tools) if isinstance(self.limiter, EndpointLimiter) else 0

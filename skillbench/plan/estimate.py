@@ -210,6 +210,8 @@ def estimate_run(jobs: list[PlannedJob], outputs: Path = Path("outputs")) -> Run
         for role, model in _role_models(cfg).items():
             fresh = new_verdicts if role == "judge" else new_rollouts
             profile = profiles.get(role, profiles["agent"])
+            if job.extra_prompt_tokens:  # large scenarios: what they add to every prompt, from their actual size
+                profile = profile.model_copy(update={"prompt_tokens": profile.prompt_tokens + job.extra_prompt_tokens})
             per_conversation = profile.calls * (cfg.judge.samples if role == "judge" else 1)
             n = round(per_conversation * conversations) if fresh else 0
             calls[role] = n

@@ -13,6 +13,7 @@ from skillbench.benchmark.loader import Benchmark
 from skillbench.config import RunConfig, validate_config
 from skillbench.core.errors import BenchmarkDataError, ConfigError
 from skillbench.engine.names import check_registered_names
+from skillbench.models.prompt_size import TYPICAL_SCENARIO_TOKENS, scenario_tokens
 from skillbench.plan.hydra_errors import one_line
 
 
@@ -24,6 +25,8 @@ class PlannedJob:
     cfg: RunConfig | None = None
     choices: dict[str, str | None] = field(default_factory=dict)
     scenarios: int = 0
+    # Mean estimated tokens the selected scenarios bring into each prompt beyond a typical scenario (dry-run sizes).
+    extra_prompt_tokens: float = 0.0
     problem: str | None = None
     # The roles whose models the job calls (None: every role). The judge lab's judge configs call only their judge.
     roles: tuple[str, ...] | None = None
@@ -210,10 +213,29 @@ class _GroupSwapper:
         return ComposedJob(job, cfg, choices)
 
 
+def oversized_problem(cfg: RunConfig, benchmark: Benchmark, tokens: list[int]) -> str | None:
+    """A scenario whose content alone is over a role's prompt cap: refused before any call (not 45 M tokens later)."""
+    caps = {role: getattr(cfg, key).max_prompt_tokens for role, key in (("agent", "agent"), ("user_sim", "user_sim"),
+                                                                         ("judge", "judge"))}
+    capped = {role: cap for role, cap in caps.items() if cap is not None}
+    if not capped or not tokens:
+        return None
+    role, cap = min(capped.items(), key=lambda item: item[1])
+    largest = max(tokens)
+    if largest <= cap:
+        return None
+    ids = [s.id for s in select_scenarios(benchmark, cfg.benchmark)]
+    name = ids[tokens.index(largest)] if len(ids) == len(tokens) else "a scenario"
+    return (f"scenario '{name}' is about {largest:,} tokens (characters / 4), over {role}.max_prompt_tokens={cap:,}: "
+            f"every prompt of its conversation would carry it. Fix: shorten it, leave it out (benchmark.scenarios=...), "
+            f"or raise {role}.max_prompt_tokens (null: no cap)")
+
+
 def plan_jobs(composed: list[ComposedJob]) -> list[PlannedJob]:
     """Validate each job and count its scenarios; each benchmark is loaded once however many jobs use it."""
     benchmarks: dict[str, Benchmark | BenchmarkDataError] = {}
     selected: dict[str, int | str] = {}  # benchmark settings -> scenario count, or the problem
+    sizes: dict[str, list[int]] = {}  # benchmark settings -> each selected scenario's estimated tokens
     jobs: list[PlannedJob] = []
     for item in composed:
         job = PlannedJob(overrides=item.overrides, choices=item.choices)
@@ -240,12 +262,17 @@ def plan_jobs(composed: list[ComposedJob]) -> list[PlannedJob]:
         selection = job.cfg.benchmark.model_dump_json()
         if selection not in selected:
             try:
-                selected[selection] = len(select_scenarios(loaded, job.cfg.benchmark))
+                chosen = select_scenarios(loaded, job.cfg.benchmark)
+                sizes[selection] = [scenario_tokens(s, loaded.skill_of(s)) for s in chosen]
+                selected[selection] = len(chosen)
             except (ConfigError, BenchmarkDataError) as exc:
                 selected[selection] = str(exc)
         count = selected[selection]
         if isinstance(count, str):
             job.problem = count
-        else:
-            job.scenarios = count
+            continue
+        job.scenarios = count
+        tokens = sizes[selection]
+        job.extra_prompt_tokens = sum(max(0, t - TYPICAL_SCENARIO_TOKENS) for t in tokens) / max(1, len(tokens))
+        job.problem = oversized_problem(job.cfg, loaded, tokens)
     return jobs

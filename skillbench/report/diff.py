@@ -13,7 +13,7 @@ from skillbench.engine.results import ResultRow
 from skillbench.report import stats
 from skillbench.report.frame import group_value, job_labels
 from skillbench.report.jobs import Job, load_jobs
-from skillbench.report.tables import markdown_table
+from skillbench.report.tables import markdown_table, md_escape
 
 # Config groups whose change can change results (the rest is plumbing: concurrency, timeouts, logs).
 COMPARED_GROUPS: tuple[str, ...] = ("agent", "judge", "user_sim", "mock", "pass_rule", "benchmark", "run")
@@ -327,7 +327,7 @@ def _unit(flip: Flip) -> str:
 
 def diff_markdown(diff: RunDiff, max_flips: int = 50) -> str:
     lines = [f"# skillbench diff\n\nA: {', '.join(diff.a)}  \nB: {', '.join(diff.b)}", ""]
-    lines += [f"**Warning**: {warning}." for warning in diff.warnings] + ([""] if diff.warnings else [])
+    lines += [f"**Warning**: {md_escape(warning)}." for warning in diff.warnings] + ([""] if diff.warnings else [])
     if diff.identical:
         lines += ["**No changes**: same configs, same cells, same verdicts.", ""]
     lines.append("## Config changes\n")
@@ -372,15 +372,15 @@ def diff_markdown(diff: RunDiff, max_flips: int = 50) -> str:
     lines += ["", f"## Flipped verdicts ({len(diff.flips)})", ""]
     for flip in diff.flips[:max_flips]:
         verdict = f"{'pass' if flip.a else 'fail'} → {'pass' if flip.b else 'fail'}"
-        lines.append(f"- {flip.agent} × {flip.judge} · {_unit(flip)}: {verdict}; " + "; ".join(flip.why))
+        lines.append(md_escape(f"- {flip.agent} × {flip.judge} · {_unit(flip)}: {verdict}; " + "; ".join(flip.why)))
     if len(diff.flips) > max_flips:
         lines.append(f"- … {len(diff.flips) - max_flips} more in the JSON file")
     if diff.availability:
         lines += ["", f"## Verdicts gained or lost ({len(diff.availability)})", ""]
         for flip in diff.availability[:max_flips]:
             state = {True: "pass", False: "fail", None: "no verdict"}
-            lines.append(
+            lines.append(md_escape(
                 f"- {flip.agent} × {flip.judge} · {_unit(flip)}: {state[flip.a]} → {state[flip.b]}; "
                 + "; ".join(flip.why)
-            )
+            ))
     return "\n".join(lines) + "\n"

@@ -145,8 +145,20 @@ def looks_numeric(text: str) -> bool:
     return True
 
 
+_MD_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|", "`": "\\`"}
+
+
+def md_escape(text: object) -> str:
+    """Text from data (agent names, scenario ids, notes, imported fields) made inert in Markdown: no HTML tag, no
+    table break, no code span, no link or image. Viewers that pass HTML through show it as text."""
+    escaped = "".join(_MD_ESCAPES.get(ch, ch) for ch in str(text))
+    return escaped.replace("](", "]\\(")
+
+
 def markdown_table(rows: list[list[str]], headers: list[str]) -> str:
-    """GitHub Markdown with numeric columns right-aligned; cells are shown exactly as formatted."""
+    """GitHub Markdown with numeric columns right-aligned; cells are shown as formatted, their markup escaped."""
+    rows = [[md_escape(cell) for cell in row] for row in rows]
+    headers = [md_escape(header) for header in headers]
     align = [
         "right"
         if all(looks_numeric(str(r[j])) for r in rows)

@@ -19,18 +19,18 @@ from skillbench.report.defaults import DEFAULT_FORMATS, FORMATS, PARQUET_HINT
 from skillbench.report.html import render_html
 from skillbench.report.jobs import Job, ReportError, load_jobs
 from skillbench.report.model import Report
-from skillbench.report.tables import Table, all_tables, looks_numeric, markdown_table
+from skillbench.report.tables import Table, all_tables, looks_numeric, markdown_table, md_escape
 
 
 def markdown(report: Report, tables: Iterable[Table] | None = None) -> str:
     """The whole report as GitHub Markdown (what the terminal shows and report.md holds)."""
     tables = list(tables) if tables is not None else all_tables(ReportContext.of(report))
-    lines = [f"# {report.title}", ""]
+    lines = [f"# {md_escape(report.title)}", ""]
     counts = report.counts
     lines.append(
         f"{counts['jobs_finished']} finished job(s) of {counts['jobs']} · {counts['rows']} rows · {counts['scored']} with a verdict · "
         f"{counts['judge_errors']} judge error(s) · {counts['infra_errors']} infra error(s) · "
-        f"{counts['cells_missing']} missing cell(s) · pass rule(s): {', '.join(report.pass_rules) or '—'}"
+        f"{counts['cells_missing']} missing cell(s) · pass rule(s): {md_escape(', '.join(report.pass_rules)) or '—'}"
         + (f" · **{counts['lines_damaged']} damaged line(s) skipped**" if counts.get("lines_damaged") else "")
         + (f" · **{counts['jobs_running']} job(s) STILL RUNNING: partial**" if counts.get("jobs_running") else "")
     )
@@ -42,19 +42,19 @@ def markdown(report: Report, tables: Iterable[Table] | None = None) -> str:
     if report.rescore:
         lines += [
             "",
-            f"> Rescored with pass rule `{report.rescore.get('rule_name')}`: no model calls were made.",
+            f"> Rescored with pass rule {md_escape(report.rescore.get('rule_name'))}: no model calls were made.",
         ]
     for table in tables:
         if not table.terminal:
             continue  # machine-readable detail: CSV/JSON/HTML only, keeps the terminal readable
-        lines += ["", f"## {table.title}", ""]
+        lines += ["", f"## {md_escape(table.title)}", ""]
         lines.append(markdown_table(table.display, table.headers))
         if table.footnotes:
             lines.append("")
-            lines.extend(f"_{note}_  " for note in table.footnotes)
+            lines.extend(f"_{md_escape(note)}_  " for note in table.footnotes)
     if report.notes:
         lines += ["", "## Notes", ""]
-        lines.extend(f"- {note}" for note in report.notes)
+        lines.extend(f"- {md_escape(note)}" for note in report.notes)
     return "\n".join(lines) + "\n"
 
 
