@@ -48,5 +48,6 @@ def import_main(argv: list[str]) -> int:
         return 2
     labelled = sum(1 for i in items if i.context.labels is not None and i.context.labels.passed is not None)
     print(f"imported {len(items)} conversation(s) ({labelled} with a human pass/fail) into {args.out}; "
-          f"{len(errors)} record(s) skipped. Next: skillbench report {args.out} · skillbench judges validate --run {args.out}")
+          f"{len(errors)} record(s) skipped. Next: skillbench report {args.out} · skillbench judges validate judge=... --run "
+          f"{args.out} --out LAB (then skillbench report {args.out} LAB/runs --out LAB/report: each judge against the labels)")
     return 1 if errors else 0
