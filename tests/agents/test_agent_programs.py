@@ -75,6 +75,11 @@ def test_a_plain_model_keeps_its_rollout_key_and_a_program_or_its_parameters_cha
         )
     }
     assert len(keys) == 6
+    from skillbench.agents.program import with_program_identity
+
+    unhashed = compose_config("agent=plan_then_act", "agent.hash_source=false", "agent.program_version=3")
+    assert with_program_identity(unhashed).agent.program_source is None  # the version label alone decides
+    assert with_program_identity(compose_config("agent=plan_then_act")).agent.program_source.startswith("sha256:")
 
 
 def _first_scenario():
