@@ -124,8 +124,15 @@ def _failure(run: JudgeRun) -> str:
         where = "" if judge is None else f" ({judge.model}, key {judge.api_key_env or 'none'}, api_base {judge.api_base or 'the provider default'})"
         return (f"{head}: the endpoint failed: {first}. Fix: check the judge's model, key and endpoint{where}, then rerun "
                 "(failed calls are not stored, so a rerun asks again).")
-    return (f"{head}: its replies gave no valid scores: {first}. Fix: give the judge room to answer (judge.params, e.g. "
-            "max_tokens) or a model that returns the rubric's JSON, or raise judge.max_parse_retries.")
+    reasons = run.error_reasons()
+    why = ", ".join(f"{reason.replace('_', ' ')} {count}" for reason, count in reasons.items())
+    if next(iter(reasons), "") == "cut_at_max_tokens":
+        fix = "give the judge room to answer (judge.params.max_tokens): its replies were cut at the cap"
+    else:
+        fix = ("use a model that returns the rubric's JSON (docs/judges.md 'How a judge reply is read'), or raise "
+               "judge.max_parse_retries")
+    return (f"{head}: its replies gave no valid scores ({why}): {first}. Fix: {fix}; the raw replies are in the "
+            "verdicts (judge_attempts), and a rerun asks the judge again.")
 
 
 def judge_errors(runs: list[JudgeRun]) -> tuple[list[str], dict[str, dict[str, object]], int]:

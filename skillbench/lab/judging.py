@@ -51,6 +51,7 @@ class Reading:
     first_sample_passed: bool | None = None
     judge_error: str | None = None  # why no verdict came back (the verdict's judge_error)
     error_kind: JudgeErrorKind | None = None
+    error_reason: str | None = None  # parse errors: why (cut_at_max_tokens, wrong_types, ...; docs/judges.md)
     record: JudgeScores | None = None  # the verdict's scores with the explanation (a result row's scores)
     fail_reasons: list[str] = field(default_factory=list)
     verdict_key: str | None = None
@@ -71,6 +72,11 @@ class JudgeRun:
         """Judge errors per kind (infra, parse)."""
         counts = Counter(r.error_kind for r in self.readings.values() if r.error_kind is not None)
         return {kind: counts.get(kind, 0) for kind in ERROR_KINDS}
+
+    def error_reasons(self) -> dict[str, int]:
+        """Parse errors by reason, most frequent first."""
+        return dict(Counter(r.error_reason or "other" for r in self.readings.values() if r.error_kind == "parse")
+                    .most_common())
 
     def first_error(self) -> str | None:
         return next((r.judge_error for r in self.readings.values() if r.judge_error), None)
@@ -152,6 +158,7 @@ async def _judge_all(cfg: RunConfig, benchmark: Benchmark, items: list[Subject])
             first_sample_passed=sample_passes[0] if sample_passes else None,
             judge_error=None if kind is None else (verdict.judge_error or "no scores came back"),
             error_kind=kind,
+            error_reason=verdict.error_reason if kind == "parse" else None,
         )
 
     readings = dict(await asyncio.gather(*(one(item) for item in items)))

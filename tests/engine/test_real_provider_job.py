@@ -12,6 +12,7 @@ import pytest
 
 from skillbench.engine import RESULTS_FILE, ResultRow, run_job
 from skillbench.evaluation.records import Verdict
+from skillbench.store import ArtifactStore
 from tests.conftest import REPO, compose_config
 from tests.support.openai_stub import conversation_script, stub_server
 
@@ -96,7 +97,9 @@ def _job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: Any, name: str
 
 
 def _stored_verdicts(tmp_path: Path) -> list[Verdict]:
-    return [Verdict.model_validate_json(path.read_text()) for path in (tmp_path / "store" / "verdicts").rglob("*.json")]
+    store = ArtifactStore(tmp_path / "store")
+    found = [store.get("verdicts", path.stem, Verdict) for path in (tmp_path / "store" / "verdicts").rglob("*.json")]
+    return [verdict for verdict in found if verdict is not None]
 
 
 @pytest.mark.parametrize(("reply", "reason"), [(None, "empty"), ("", "empty"), ("  \n", "empty"),

@@ -21,6 +21,7 @@ from tests.conftest import compose_config
 from tests.support.openai_stub import conversation_script, request_role, stub_server
 from tests.support.replay import (
     AGENT_TEXT_CUT,
+    AGENT_TOOL_CALL_CUT,
     GENERIC_500,
     JUDGE_EXTRA_KEY,
     JUDGE_FENCED_TRAILING_BRACES,
@@ -103,6 +104,16 @@ def test_an_agent_reply_cut_at_max_tokens_is_a_model_error_named_so_and_kept_in_
     # What answered is recorded per role (the server's model id and build).
     assert {server.fingerprint for server in row.served_by["agent"]} == {"b6936-6a2c1e0f"}
     assert "b6936-6a2c1e0f" in summary.served_by["judge"][0]
+
+
+def test_an_agent_tool_call_cut_inside_its_arguments_is_named_a_cut_not_run_and_not_a_malformed_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary, row, server = _job(tmp_path, monkeypatch, _on_agent_call(1, AGENT_TOOL_CALL_CUT), "cut-call",
+                                "+agent.params.max_tokens=32")
+    assert row.termination == "model_error" and row.termination_detail == "agent: reply cut at max_tokens (32)"
+    assert row.tool_calls == 0 and row.tool_errors == 0  # never sent to the mock, never charged as a malformed call
+    assert _agent_requests(server) == 1 and summary.cut_replies == {"agent": 1}
 
 
 def test_a_user_simulator_reply_cut_at_max_tokens_is_kept_and_marked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
