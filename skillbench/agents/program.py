@@ -68,6 +68,16 @@ def build_program(agent: AgentConfig) -> Agent:
         return LLMAgent()
     params = {key: value for key, value in agent.program.items() if key != PROGRAM_TARGET}
     factory = resolve_target(agent.program[PROGRAM_TARGET])
+    if "_target_" in repr(params):  # nested objects (a retriever, a tokenizer), built as Hydra builds them
+        from hydra.errors import InstantiationException
+        from hydra.utils import instantiate
+
+        try:
+            params = instantiate(params, _convert_="all")
+        except InstantiationException as exc:
+            first = str(exc).strip().splitlines()[0]
+            raise ConfigError(f"config error at 'agent.program': a nested _target_ could not be built ({first}). "
+                              "Fix: correct that parameter's _target_ or its arguments.") from None
     try:
         program = factory(**params)
     except TypeError as exc:

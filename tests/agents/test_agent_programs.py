@@ -131,3 +131,24 @@ def test_a_programs_models_are_preflighted_and_priced_like_any_model(monkeypatch
     estimate = estimate_run([PlannedJob(overrides=[], cfg=cfg, scenarios=10)], outputs=Path("/nonexistent"))
     planner = next(line for line in estimate.models if line.model == "gpt-5-mini")
     assert planner.roles == ["agent.models.planner"] and planner.calls > 0 and (planner.cost_usd or 0) > 0
+
+
+def test_a_programs_parameters_may_hold_nested_targets_built_as_hydra_builds_them() -> None:
+    from datetime import timedelta
+
+    from skillbench.agents.program import build_program
+    from skillbench.core.errors import ConfigError
+
+    cfg = compose_config("agent=sim_careful",
+                         "agent.program={_target_:skillbench.agents.examples.PlanThenActAgent,max_items:4}")
+    assert build_program(cfg.agent).max_items == 4
+    nested = cfg.agent.model_copy(update={"program": {
+        "_target_": "skillbench.agents.examples.PlanThenActAgent",
+        "planner": {"_target_": "datetime.timedelta", "seconds": 5},
+    }})
+    assert build_program(nested).planner == timedelta(seconds=5)
+    broken = cfg.agent.model_copy(update={"program": {
+        "_target_": "skillbench.agents.examples.PlanThenActAgent", "planner": {"_target_": "nowhere.Thing"},
+    }})
+    with pytest.raises(ConfigError, match="nested _target_"):
+        build_program(broken)
