@@ -35,7 +35,7 @@ from skillbench.lab.pages import detection_heatmap, human_confusion_plot, human_
 from skillbench.lab.sources import source_rollouts
 from skillbench.plan.preflight import preflight_problems, refusal
 from skillbench.plan.sweep import PlannedJob
-from skillbench.report.tables import Table, markdown_table
+from skillbench.report.tables import Table, markdown_table, md_escape
 from skillbench.report.write import latex_table, table_csv
 from skillbench.store import ArtifactStore, write_json_atomic
 
@@ -91,7 +91,9 @@ def write_tables(out: Path, title: str, notes: list[str], tables: list[Table], m
     out.mkdir(parents=True, exist_ok=True)
     lines = [f"# {title}", "", *notes]
     for table in tables:
-        lines += ["", f"## {table.title}", "", markdown_table(table.display, table.headers), *("" if not n else f"\n{n}" for n in table.footnotes)]
+        # titles and footnotes name judges, files and labels from data: escaped as the report escapes them
+        lines += ["", f"## {md_escape(table.title)}", "", markdown_table(table.display, table.headers),
+                  *("" if not n else f"\n{md_escape(n)}" for n in table.footnotes)]
     text = "\n".join(lines) + "\n"
     (out / "lab.md").write_text(text, encoding="utf-8")
     (out / "lab.tex").write_text("\n\n".join(latex_table(t) for t in tables) + "\n", encoding="utf-8")
