@@ -59,10 +59,12 @@ JUDGE_JOBS = "runs"
 def write_judge_jobs(root: Path, imports: dict[Path, list[tuple[Imported, ResultRow]]], runs: list[JudgeRun]) -> int:
     """One job folder per imported run × judge (the panel too), rows as the import's with the judge's verdict."""
     written = 0
+    members = sorted(r.name for r in runs if r.cfg is not None)
     for folder, pairs in imports.items():
         for run in runs:
             readings = {key: (r.passed, r.record, r.fail_reasons, r.judge_error, r.verdict_key) for key, r in run.readings.items()}
-            write_judge_job(root / folder.name / _folder_name(run.name), folder, pairs, run.name, run.cfg, readings)
+            panel = {"vote": "majority", "members": members} if run.cfg is None else None  # the lab's panel_run
+            write_judge_job(root / folder.name / _folder_name(run.name), folder, pairs, run.name, run.cfg, readings, panel)
             written += 1
     return written
 

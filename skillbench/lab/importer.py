@@ -40,6 +40,7 @@ from skillbench.evaluation.checks import rule_checks_version
 from skillbench.evaluation.pass_rule import rule_based_pass
 from skillbench.prompts.agent import CONTROL_TOOLS, END_CONVERSATION, TRANSFER_TO_HUMAN
 from skillbench.prompts.format import NOT_GIVEN
+from skillbench.report.panel_verdicts import PANEL_KEY
 from skillbench.store import ArtifactStore, content_hash, write_json_atomic
 
 CONTEXT_KIND = "imported_contexts"
@@ -475,10 +476,12 @@ JudgeReading = tuple[bool | None, JudgeScores | None, list[str], str | None, str
 
 
 def write_judge_job(out: Path, import_dir: Path, pairs: list[tuple[Imported, ResultRow]], judge: str, judge_cfg: RunConfig | None,
-                    readings: dict[str, JudgeReading]) -> None:
+                    readings: dict[str, JudgeReading], panel: dict[str, Any] | None = None) -> None:
     """A job folder of ``judge``'s verdicts on the conversations of ``import_dir``: its rows are the import's (same
     rollout keys, rule checks, path) with the judge's verdict, so a report over both folders pairs each judge row
-    with the human label of the same conversation. ``judge_cfg`` None: the panel (named, no model)."""
+    with the human label of the same conversation. ``judge_cfg`` None: the panel (named, no model); ``panel`` (its vote
+    and members) marks the job as a panel column, so reports leave it out of the mean over judges as they do
+    pass_rule.panel's."""
     cfg = RunConfig.model_validate(json.loads((import_dir / CONFIG_FILE).read_text(encoding="utf-8")))
     judge_part = judge_cfg.judge if judge_cfg is not None else cfg.judge.model_copy(update={"name": judge, "model": judge})
     cfg = cfg.model_copy(update={"judge": judge_part.model_copy(update={"name": judge})})
@@ -489,7 +492,10 @@ def write_judge_job(out: Path, import_dir: Path, pairs: list[tuple[Imported, Res
                                            "judge_error": error, "verdict_key": verdict_key}))
     out.mkdir(parents=True, exist_ok=True)
     (out / SUMMARY_FILE).unlink(missing_ok=True)  # rewritten last: a half-written folder never reads as finished
-    write_json_atomic(out / CONFIG_FILE, cfg.model_dump(mode="json"))
+    config = cfg.model_dump(mode="json")
+    if panel is not None:
+        config["judge"][PANEL_KEY] = panel
+    write_json_atomic(out / CONFIG_FILE, config)
     tmp = out / f".{RESULTS_FILE}.tmp"
     tmp.write_text("".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8")
     tmp.replace(out / RESULTS_FILE)

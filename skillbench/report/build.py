@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from skillbench.core.rubric import DIMENSION_NAMES
+from skillbench.engine.results import HUMAN_JUDGE
 from skillbench.report import stats
 from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED
 from skillbench.report.frame import job_labels, jobs_frame
@@ -196,9 +197,16 @@ class ReportContext:
         return sorted(panel_labels(self.jobs, self.labels)) if self.jobs else []
 
     @cached_property
+    def human_judges(self) -> list[str]:
+        """Judge labels of people's labels (``skillbench import``): the reference of the human-agreement tables."""
+        return sorted({self.labels[j.path][1] for j in self.jobs if j.judge == HUMAN_JUDGE}) if self.jobs else []
+
+    @cached_property
     def member_judges(self) -> list[str]:
-        """The judges proper: what the mean over judges, agreement, strictness and ranking stability use."""
-        return [judge for judge in self.judges if judge not in self.panel_judges]
+        """The judges proper: what the mean over judges, agreement, strictness and ranking stability use. People's
+        labels are left out when model judges are there too (they are what the judges are measured against)."""
+        judges = [judge for judge in self.judges if judge not in self.panel_judges]
+        return [judge for judge in judges if judge not in self.human_judges] or judges
 
     @cached_property
     def agents_seen(self) -> list[str]:

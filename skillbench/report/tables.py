@@ -236,6 +236,9 @@ def table1(ctx: ReportContext) -> Table:
     notes.append("Rule: rule-based pass rate (no hard rule-check failure), one verdict per rollout.")
     if ctx.panel_judges:
         notes.append(f"{', '.join(ctx.panel_judges)}: panel verdicts (a vote of the judges' verdicts), not in the Mean.")
+    outside = [judge for judge in ctx.human_judges if judge not in ctx.member_judges]
+    if outside:
+        notes.append(f"{', '.join(outside)}: people's labels, the reference of the human-agreement tables, not in the Mean.")
     return Table(
         headers=headers,
         display=display,

@@ -321,6 +321,11 @@ def test_report_shows_each_judges_agreement_with_the_human_labels(tmp_path: Path
                  "--quiet"]) == 0
     markdown = (report / "report.md").read_text()
     assert "Agreement with human labels — each judge's pass/fail" in markdown and "Sensitivity %" in markdown
+    # Table 1: the people's column is the reference and the lab's panel a panel column, neither in the mean over judges
+    assert "human: people's labels, the reference of the human-agreement tables, not in the Mean." in markdown
+    assert "panel (majority): panel verdicts" in markdown
+    table1 = json.loads((report / "report.json").read_text())["table1"][0]
+    assert table1["judges_in_mean"] == 2 and table1["mean_pass_rate"] == pytest.approx((table1["pass_rates"]["sim_strict"] + table1["pass_rates"]["sim_lenient"]) / 2)
     import csv
 
     with (report / "human_agreement.csv").open() as handle:
