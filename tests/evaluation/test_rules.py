@@ -215,3 +215,18 @@ def test_decorator_registers_once() -> None:
             rule_check("toy_decorated", hard=True)(toy)
     finally:
         RULE_CHECKS.unregister("toy_decorated")
+
+
+def test_a_check_takes_its_parameters_from_config_and_they_enter_its_version() -> None:
+    made = rollout(call(VERIFY), call(SEARCH), call(UPDATE), call("end_conversation", control=True))
+    default = run_rule_checks(made, make_scenario(), skill())
+    assert "max_tool_calls" not in {c.name for c in default}  # off until a limit is configured
+    assert rule_checks_version(default) == rule_checks_version(default, {})  # so every existing row keeps its version
+    two = {c.name: c for c in run_rule_checks(made, make_scenario(), skill(), {"max_tool_calls": {"limit": 2}})}
+    three = {c.name: c for c in run_rule_checks(made, make_scenario(), skill(), {"max_tool_calls": {"limit": 3}})}
+    assert not two["max_tool_calls"].passed and two["max_tool_calls"].detail == "3 tool calls (limit 2)"
+    assert three["max_tool_calls"].passed
+    assert rule_checks_version(two.values(), {"max_tool_calls": {"limit": 2}}) != rule_checks_version(
+        three.values(), {"max_tool_calls": {"limit": 3}})
+    assert RULE_CHECKS.get("max_tool_calls").params_problem({"limt": 2}) == (
+        "rule check 'max_tool_calls' has no parameter 'limt' (its parameters: limit)")

@@ -164,3 +164,13 @@ def gold_actions_performed(ctx: CheckContext) -> CheckResult | None:
     done = len(actions) - len(missing)
     detail = f"{done}/{len(actions)} performed" + (f"; missing: {'; '.join(missing)}" if missing else "")
     return CheckResult(passed=not missing, detail=detail if actions else "none expected")
+
+
+@rule_check("max_tool_calls", hard=False, conditional=True)
+def max_tool_calls(ctx: CheckContext, *, limit: int | None = None) -> CheckResult | None:
+    """At most ``limit`` tool calls in the conversation (control calls not counted). Off until a config sets
+    ``checks.max_tool_calls.limit`` (``+checks.max_tool_calls.limit=8``); the limit enters the check's version."""
+    if limit is None:
+        return None
+    made = sum(1 for record in ctx.rollout.tool_calls if not record.control)
+    return CheckResult(passed=made <= limit, detail=f"{made} tool calls (limit {limit})")
