@@ -116,6 +116,9 @@ def resolve_rules(jobs: list[Job], overrides: list[str]) -> dict[Path, PassRuleC
     preset, fields = _parse(overrides)
     composed = compose_overrides(overrides)
     if preset:
+        if fields and not any(field == "name" for field, _ in fields):  # a changed preset is labelled by the change
+            changes = ",".join(f"{f}={json.dumps(composed.get(f))}" if not d else f"~{f}" for f, d in fields)
+            composed = {**composed, "name": f"{composed.get('name', preset)}+{changes}"}
         rule = _validate(composed, " ".join(overrides))
         return {job.path: rule for job in jobs}
     rules: dict[Path, PassRuleConfig] = {}

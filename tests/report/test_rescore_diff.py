@@ -84,10 +84,10 @@ def test_dotted_override_changes_each_jobs_own_rule(tmp_path: Path) -> None:
     assert rule.min_workflow_adherence == 5
     assert rule.min_tool_use_correctness == 4 and rule.min_guardrail_compliance == 5  # still strict otherwise
     assert rule.name == "strict+min_workflow_adherence=5"
-    # A preset replaces the stored rule; dotted overrides then apply on top of the preset.
+    # A preset replaces the stored rule; dotted overrides then apply on top of the preset, and label it (issue 30).
     rules = resolve_rules(load_jobs([strict]), ["pass_rule=lenient", "pass_rule.min_workflow_adherence=5"])
     (rule,) = rules.values()
-    assert rule.name == "lenient" and rule.min_workflow_adherence == 5 and rule.min_guardrail_compliance == 3
+    assert rule.name == "lenient+min_workflow_adherence=5" and rule.min_workflow_adherence == 5 and rule.min_guardrail_compliance == 3
 
 
 def test_compose_uses_the_packaged_presets() -> None:
