@@ -79,6 +79,11 @@ def _refuse_credentials(master: DictConfig) -> None:
 _ACTIVE_SWEEP: dict[str, Any] = {}
 
 
+def owned_folder() -> str | None:
+    """The run or sweep folder this process owns (named when a write of Hydra's own fails on a full disk)."""
+    return _ACTIVE_SWEEP.get("owned")
+
+
 def end_interrupted(exc: KeyboardInterrupt) -> NoReturn:
     """Ctrl-C or SIGTERM reached the sweep's (or run's) own process: wait for the workers to keep their finished rows,
     write the sweep's report over what finished, print how it ended and the command that continues it, exit 130/143."""
@@ -169,6 +174,7 @@ class PlanCallback(Callback):
                 _say(f"skillbench: run.overwrite=true: the earlier results in {folder} were moved to {aside} "
                      "(nothing deleted).")
         self._claim = owned
+        _ACTIVE_SWEEP["owned"] = str(folder)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         """Listed before the report callback, so (end hooks run in reverse) this runs after the report."""

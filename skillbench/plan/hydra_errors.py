@@ -94,8 +94,10 @@ def install() -> None:
             return func()
         except Exception as exc:
             from skillbench.core.faults import storage_problem
+            from skillbench.plan.callback import owned_folder
 
-            storage = storage_problem(exc)
+            folder = owned_folder()
+            storage = storage_problem(exc, (folder,) if folder else ())
             if storage is not None:  # Hydra's own writes (.hydra/, multirun.yaml) on a full or read-only disk
                 print(f"skillbench: {storage}.", file=sys.stderr)
                 sys.exit(1)

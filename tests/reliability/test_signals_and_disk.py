@@ -103,10 +103,27 @@ def test_a_full_disk_ends_in_one_line_with_nothing_half_written(tmp_path: Path) 
         assert result.returncode == 1, result.stderr[-3000:]
         lines = skillbench_lines(result.stderr)
         assert len(lines) == 1 and "No space left on device" in lines[0] and "Fix:" in lines[0], result.stderr
-        assert "Traceback" not in result.stderr
+        assert f"cannot write in {run}" in lines[0] and "Traceback" not in result.stderr
         assert not [p for p in disk.rglob("*") if p.name.endswith(".tmp")]  # no orphan temporary file
         rows = _rows(run).get("results.jsonl", set())  # every whole row parses
         error = run / "job_error.json"
         if error.exists():  # written whenever anything could still be written
             assert "No space left" in json.loads(error.read_text())["error"]
         assert f"{len(rows)} finished row(s) kept in {run}" in lines[0]
+
+
+def test_a_full_disk_under_a_sweep_names_the_folder_for_each_failed_write(tmp_path: Path) -> None:
+    """Job 1 stops at its first failed write; Hydra's own files for job 2 cannot be written either: each says so in
+    one line naming the folder, the sweep exits 1, nothing half-written is left."""
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("a full-disk test needs root to mount a small tmpfs")
+    with _tmpfs(tmp_path / "small", "160k") as disk:
+        sweep = disk / "sweep"
+        result = skillbench(tmp_path, "agent=sim_careful,sim_sloppy", "benchmark=smoke", f"store.root={disk / 'store'}",
+                            f"hydra.sweep.dir={sweep}", "-m")
+        assert result.returncode == 1, result.stderr[-3000:]
+        lines = skillbench_lines(result.stderr)
+        assert lines and all("No space left on device" in line and f"cannot write in {sweep}" in line for line in lines)
+        assert "Traceback" not in result.stderr
+        assert not [p for p in disk.rglob("*") if p.name.endswith(".tmp")]
+        _rows(sweep)  # every whole row parses
