@@ -622,7 +622,9 @@ def _role_models(summaries: list[JobSummary]) -> str:
                                   summary.user_sim_model), ("judge", summary.judge, summary.judge_model),
                                   ("mock", summary.mock, summary.mock_model)):
             if model:
-                answered = seen.setdefault(role, {}).setdefault(f"{name}: {model}", set())
+                cap = summary.max_tokens.get(role)
+                label = f"{name}: {model}" + (f", max_tokens {cap}" if cap is not None else "")
+                answered = seen.setdefault(role, {}).setdefault(label, set())
                 answered.update(summary.served_by.get(role, []))
     return "; ".join(
         f"{role} {label}" + (f" (answered: {', '.join(sorted(answered))})" if answered else "")

@@ -126,6 +126,12 @@ def test_a_user_simulator_reply_cut_at_max_tokens_is_kept_and_marked(tmp_path: P
     assert rollout is not None
     [first_caller] = [m for m in rollout.messages if m.role == "user"][:1]
     assert first_caller.cut == "cut at max_tokens (32)" and first_caller.content == USER_TEXT_CUT["content"]
+    # Every role's model is in every table: the prompt-cache table names the user simulator's model too.
+    report, _ = make_report([tmp_path / "user-cut"], tmp_path / "report", formats=["md"])
+    tables = {t.key: t for t in all_tables(ReportContext.of(report))}
+    models = {line[0]: line[2] for line in tables["prompt_cache"].data}
+    assert models["user"] == "hosted_vllm/google/gemma-4-31B-it" and models["agent"] == "hosted_vllm/Qwen/Qwen3.5-9B"
+    assert "user gemma4_31b: hosted_vllm/google/gemma-4-31B-it, max_tokens 32" in " ".join(tables["cost"].footnotes)
 
 
 def _judge_says(reply: Any) -> Script:
