@@ -10,6 +10,7 @@ import pytest
 from skillbench.config.schema import ModelConfig
 from skillbench.core.errors import InfrastructureError, ModelOutputError
 from skillbench.models import ModelClient
+from skillbench.models.server_faults import model_fault
 from tests.support.openai_stub import RawReply, stub_server, text_reply
 from tests.support.replay import (
     AGENT_TEXT_CUT,
@@ -69,3 +70,26 @@ async def test_finish_reason_and_what_answered_are_read_from_the_reply() -> None
     with stub_server(lambda body: text_reply("hi")) as stub:
         with_stop = await _client(stub.base_url).complete(HELLO)
     assert with_stop.finish_reason == "stop" and not with_stop.cut
+
+
+@pytest.mark.parametrize(("message", "server"), [
+    ('{"error":{"code":500,"message":"Failed to parse input at pos 112: <tool_call>{\\"name\\": \\"lookup\\"","type":"server_error"}}',
+     "llama.cpp"),
+    ('{"object":"error","message":"Error in extracting tool call from response.","type":"InternalServerError","code":500}',
+     "vLLM"),
+])
+def test_the_other_model_output_shapes_are_recognised(message: str, server: str) -> None:
+    found = model_fault(Exception(message))
+    assert found is not None and found[0].server == server
+
+
+@pytest.mark.parametrize("message", [
+    # vLLM started without a tool parser: the configuration's fault, not the model's.
+    '{"object":"error","message":"\\"auto\\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be '
+    'set","type":"BadRequestError","param":null,"code":400}',
+    '{"error":{"code":500,"message":"Internal Server Error","type":"server_error"}}',
+    "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>",
+    '{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}',
+])
+def test_endpoint_and_configuration_errors_are_never_read_as_the_models_output(message: str) -> None:
+    assert model_fault(Exception(message)) is None
