@@ -19,7 +19,9 @@ from skillbench.engine.results import ResultRow
 from tests.reliability.harness import rows_written, skillbench, skillbench_lines, start, wait_for
 
 TERMINATED = 143
-LONG_SWEEP = ["agent=sim_careful,sim_sloppy", "judge=sim_balanced", "benchmark=smoke", "run.scenario_concurrency=1"]
+# One conversation at a time, six per job: the signal lands after the second row, with four still to go.
+LONG_SWEEP = ["agent=sim_careful,sim_sloppy", "judge=sim_balanced", "benchmark=smoke", "benchmark.limit=6",
+              "run.scenario_concurrency=1"]
 
 
 def _rows(folder: Path) -> dict[str, set[tuple]]:
@@ -39,7 +41,8 @@ def _rows(folder: Path) -> dict[str, set[tuple]]:
 
 def test_sigterm_ends_a_single_run_like_ctrl_c(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    args = ["benchmark=smoke", "run.scenario_concurrency=1", f"store.root={tmp_path / 'store'}", f"hydra.run.dir={run}"]
+    args = ["benchmark=smoke", "benchmark.limit=6", "run.scenario_concurrency=1", f"store.root={tmp_path / 'store'}",
+            f"hydra.run.dir={run}"]
     proc = start(tmp_path, *args)
     wait_for(lambda: rows_written(run) >= 2, what="two rows")
     os.kill(proc.pid, signal.SIGTERM)
