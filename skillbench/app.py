@@ -116,15 +116,17 @@ def main(cfg: DictConfig) -> float | None:
     sweep = _sweep_position(hydra_cfg) if multirun else None
     label = sweep.label() if sweep else ""
     budget = run_cfg.run.budget_usd
-    if budget is not None and multirun:  # the budget is the sweep's: what earlier jobs spent counts
-        left = budget - sweep_spent_usd(job_dir.parent, exclude=job_dir)
-        if left <= 0:  # spent by earlier jobs: this one does not start, and leaves no folder; the sweep's end says so
+    spent_elsewhere = None
+    if budget is not None and multirun:  # the budget is the sweep's: what the other jobs spent or spend counts
+        def spent_elsewhere() -> float:  # finished, stopped, and running side by side (parallel launcher)
+            return sweep_spent_usd(job_dir.parent, exclude=job_dir)
+
+        if budget - spent_elsewhere() <= 0:  # spent by other jobs: this one does not start, and leaves no folder
             # (its log handlers stay open on the removed file: Hydra still logs the next job's start through them)
             _remove_hydra_leftovers(job_dir, multirun=False)
             return None
-        run_cfg = run_cfg.model_copy(update={"run": run_cfg.run.model_copy(update={"budget_usd": left})})
     try:
-        summary = run_job(run_cfg, job_dir, label, sweep)
+        summary = run_job(run_cfg, job_dir, label, sweep, spent_elsewhere)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (core/faults.py Terminated): the same path
         record = {"reason": "terminated" if isinstance(exc, Terminated) else "interrupted",
                   "signal": "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"}
@@ -136,7 +138,7 @@ def main(cfg: DictConfig) -> float | None:
         raise  # the sweep's own process ends the sweep: its report over what finished, the resume line
     except BudgetReached as exc:
         record = {"reason": "budget", "spent_usd": exc.spent_usd, "budget_usd": exc.budget_usd, "done": exc.done,
-                  "total": exc.total}
+                  "total": exc.total, "stopped_in_flight": exc.stopped_in_flight, "sweep_spent_usd": exc.sweep_spent_usd}
         if not multirun:
             _stopped(job_dir, STOPPED_FILE, record, str(exc), 3, budget=True)
         # In a sweep the job returns, so Hydra goes on to the sweep's end (its summary line, its report, exit 3);
@@ -144,8 +146,10 @@ def main(cfg: DictConfig) -> float | None:
         rows = _keep_stopped(job_dir, STOPPED_FILE, record)
         assert budget is not None
         print(f"skillbench: {label}budget reached: the sweep has spent "
-              f"{usd(budget - exc.budget_usd + exc.spent_usd)} of {usd(budget)} ({usd(exc.spent_usd)} in this job); "
-              f"{exc.done} of {exc.total} conversations finished; {rows} finished row(s) kept in {job_dir}; "
+              f"{usd(exc.sweep_spent_usd)} of {usd(budget)} ({usd(exc.spent_usd)} in this job); "
+              f"{exc.done} of {exc.total} conversations finished"
+              + (f", {exc.stopped_in_flight} in flight stopped (unfinished)" if exc.stopped_in_flight else "")
+              + f"; {rows} finished row(s) kept in {job_dir}; "
               "the rest of the sweep does not start.", file=sys.stderr, flush=True)
         return None
     except SkillbenchError as exc:

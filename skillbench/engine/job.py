@@ -7,6 +7,7 @@ import contextlib
 import logging
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +22,7 @@ from skillbench.core.collector import rare_collections
 from skillbench.core.errors import InfrastructureError
 from skillbench.core.faults import storage_problem
 from skillbench.core.records import Rollout, RuleCheck, Usage
+from skillbench.engine.budget import BudgetGuard
 from skillbench.engine.progress import BudgetReached, Progress, SweepPosition
 from skillbench.engine.results import (
     CONFIG_FILE,
@@ -269,9 +271,13 @@ async def _evaluate(ctx: JobContext, scenario: Scenario, trial: int) -> ResultRo
 
 
 async def run_job_async(
-    cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None
+    cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None,
+    spent_elsewhere: Callable[[], float] | None = None,
 ) -> JobSummary:
-    """Run every selected scenario; rows are appended as they finish, the summary is written last."""
+    """Run every selected scenario; rows are appended as they finish, the summary is written last.
+
+    ``spent_elsewhere``: what the sweep's other jobs have spent so far (finished or running), counted against
+    ``run.budget_usd`` with this job's own spend (engine/budget.py)."""
     started_at = datetime.now(UTC)
     started = time.perf_counter()
     cfg = with_program_identity(cfg)  # config.json and every rollout key name the program's source
@@ -291,6 +297,10 @@ async def run_job_async(
     log.info("max_tokens per role: %s", ", ".join(
         f"{role}={'server default' if cap is None else cap}" for role, cap in role_max_tokens(cfg).items()))
     limit = asyncio.Semaphore(cfg.run.scenario_concurrency)
+    guard = None
+    if cfg.run.budget_usd is not None:
+        guard = BudgetGuard(cfg.run.budget_usd, ctx.progress, job_dir, spent_elsewhere)
+        ctx.progress.on_observe = guard.observed
     results_path = job_dir / RESULTS_FILE
     rows: dict[tuple[str, int], ResultRow] = {}
 
@@ -299,13 +309,21 @@ async def run_job_async(
     ) -> ResultRow | Literal["deferred"] | None:
         """The scenario's row once it has a slot; None past the budget (a rerun with a higher budget does it)."""
         async with limit:
-            if ctx.progress.over_budget():
-                return None
             # Another job of the sweep (e.g. the next judge of this agent, in another worker) is having this
             # conversation: parallel jobs that share rollouts split them instead of queueing on the same lock.
             if defer_if_busy and ctx.store.being_produced("rollouts", ctx.rollout_key(scenario, trial)):
                 return "deferred"
-            return await evaluate_scenario(ctx, scenario, trial)
+            if guard is None:
+                return await evaluate_scenario(ctx, scenario, trial)
+            if not await guard.admit():  # its expected cost does not fit in what is left of the budget
+                return None
+            row: ResultRow | None = None
+            try:
+                row = await evaluate_scenario(ctx, scenario, trial)
+                return row
+            finally:
+                cost = sum(u.cost_usd for u in row.usage.values()) if row is not None else 0.0
+                guard.finished(cost, reused=row is None or cost == 0)
 
     async def one(scenario: Scenario, trial: int, sink: TextIO) -> None:
         row = await take_turn(scenario, trial, defer_if_busy=True)
@@ -323,8 +341,12 @@ async def run_job_async(
     try:
         with results_path.open("w", encoding="utf-8") as sink, rare_collections():
             conversations = [asyncio.ensure_future(one(scenario, trial, sink)) for scenario, trial in units]
+            stopper = asyncio.ensure_future(_stop_at_cap(guard, conversations)) if guard is not None else None
             try:
-                await asyncio.gather(*conversations)
+                await asyncio.gather(*conversations, return_exceptions=guard is not None)
+                for conversation in conversations:  # a budget stop cancelled some; anything else is raised
+                    if not conversation.cancelled() and conversation.exception() is not None:
+                        raise conversation.exception()  # type: ignore[misc]
             except BaseException:  # a full disk, a signal: stop the others and collect them, none left unhandled
                 # A call cancelled before its provider coroutine started says so as it is collected: noise here.
                 warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
@@ -334,6 +356,9 @@ async def run_job_async(
                 raise
             await flush_background_logging()  # this job's own share of litellm's work, not the next job's
     finally:
+        if guard is not None:
+            stopper.cancel()  # type: ignore[union-attr]
+            guard.close()
         reporter.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reporter
@@ -341,8 +366,9 @@ async def run_job_async(
     # Rewrite once in benchmark order (atomic, no temporary file left if it fails), so equal runs give equal files.
     write_text_atomic(results_path, "".join(row.model_dump_json() + "\n" for row in ordered))
     if len(ordered) < len(units):  # only the budget skips scenarios; no summary for an unfinished job
-        assert cfg.run.budget_usd is not None
-        raise BudgetReached(ctx.progress.cost_usd, cfg.run.budget_usd, len(ordered), len(units))
+        assert guard is not None
+        raise BudgetReached(ctx.progress.cost_usd, guard.budget_usd, len(ordered), len(units),
+                            stopped_in_flight=guard.stopped_in_flight, sweep_spent_usd=guard.spent())
     summary = summarize(
         ordered, cfg, started=started_at, wall_time_s=time.perf_counter() - started, benchmark_version=benchmark.version
     )
@@ -380,6 +406,19 @@ async def run_job_async(
     return summary
 
 
+async def _stop_at_cap(guard: BudgetGuard, conversations: list[asyncio.Future[None]]) -> None:
+    """At the budget, cancel every conversation still running: unfinished, nothing of it stored, redone on rerun."""
+    await guard.reached.wait()
+    running = [c for c in conversations if not c.done()]
+    guard.stopped_in_flight = guard.in_flight
+    if guard.in_flight:
+        log.warning("budget reached: stopping %d conversation(s) in flight (unfinished; the rerun does them)",
+                    guard.in_flight)
+    warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+    for conversation in running:
+        conversation.cancel()
+
+
 def _cut_line(cut: dict[str, int]) -> str:
     return ", ".join(f"{role} {count}" for role, count in cut.items()) if cut else "0"
 
@@ -388,5 +427,7 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
-def run_job(cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None) -> JobSummary:
-    return run_until_signal(run_job_async(cfg, job_dir, label, sweep))  # SIGTERM ends it as Ctrl-C does
+def run_job(cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None,
+            spent_elsewhere: Callable[[], float] | None = None) -> JobSummary:
+    # SIGTERM ends it as Ctrl-C does
+    return run_until_signal(run_job_async(cfg, job_dir, label, sweep, spent_elsewhere))

@@ -30,9 +30,14 @@ log = logging.getLogger("skillbench.progress")
 class BudgetReached(SkillbenchError):
     """The job (or its sweep) spent ``run.budget_usd``; finished rows are kept, the rest did not start."""
 
-    def __init__(self, spent_usd: float, budget_usd: float, done: int, total: int) -> None:
-        super().__init__(f"budget reached: {usd(spent_usd)} spent of {usd(budget_usd)}; {done} of {total} conversations finished")
+    def __init__(self, spent_usd: float, budget_usd: float, done: int, total: int, *, stopped_in_flight: int = 0,
+                 sweep_spent_usd: float | None = None) -> None:
+        stopped = f"; {stopped_in_flight} in flight stopped (unfinished)" if stopped_in_flight else ""
+        super().__init__(f"budget reached: {usd(spent_usd)} spent of {usd(budget_usd)}; {done} of {total} "
+                         f"conversations finished{stopped}")
         self.spent_usd, self.budget_usd, self.done, self.total = spent_usd, budget_usd, done, total
+        self.stopped_in_flight = stopped_in_flight
+        self.sweep_spent_usd = spent_usd if sweep_spent_usd is None else sweep_spent_usd
 
 
 @dataclass(frozen=True)
@@ -93,10 +98,13 @@ class Progress:
     sweep: SweepPosition | None = None
     title: str = ""  # "agent=gpt5 judge=gemini2_5_pro", shown on the live display
     endpoints: Any = None  # () -> per-endpoint limiter figures (ClientPool.endpoint_stats), shown when throttled
+    on_observe: Any = None  # () -> None after every request (the budget guard: engine/budget.py)
 
     def observe(self, role: str, usage: Usage) -> None:
         """One request ended (``ClientPool`` observer): calls, tokens and cost move now."""
         self.live[role] = self.live.get(role, Usage()).add(usage)
+        if self.on_observe is not None and usage.cost_usd:
+            self.on_observe()
 
     def rollout_finished(self, seconds: float) -> None:
         """A conversation is had (or reused); its judging comes next (the ETA counts both stages)."""

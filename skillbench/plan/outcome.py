@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from skillbench.core.money import usd
+from skillbench.engine.budget import read_spending
 
 INTERRUPTED_FILE = "interrupted.json"  # Ctrl-C: finished rows kept, rerun resumes
 UNSCORED_EXIT = 5  # a finished run with rows that have no verdict: its rerun fills them in
@@ -87,7 +88,8 @@ def sweep_spent_usd(sweep_dir: Path, exclude: Path | None = None) -> float:
             continue
         summary = _read(job / "summary.json")
         stopped = _read(job / STOPPED_FILE)
-        spent += float((summary or {}).get("cost_usd") or (stopped or {}).get("spent_usd") or 0.0)
+        running = read_spending(job) if summary is None and stopped is None else None  # a job still running
+        spent += float((summary or {}).get("cost_usd") or (stopped or {}).get("spent_usd") or running or 0.0)
     return spent
 
 
