@@ -34,6 +34,7 @@ from skillbench.plan.outcome import (
     continue_hint,
     job_failure,
     job_unscored,
+    sweep_budget_stopped,
     sweep_spent_usd,
 )
 from skillbench.store import write_json_atomic
@@ -121,7 +122,9 @@ def main(cfg: DictConfig) -> float | None:
         def spent_elsewhere() -> float:  # finished, stopped, and running side by side (parallel launcher)
             return sweep_spent_usd(job_dir.parent, exclude=job_dir)
 
-        if budget - spent_elsewhere() <= 0:  # spent by other jobs: this one does not start, and leaves no folder
+        # Spent by other jobs, or one of them stopped for it (the next conversation did not fit): this one does not
+        # start, and leaves no folder
+        if budget - spent_elsewhere() <= 0 or sweep_budget_stopped(job_dir.parent, exclude=job_dir):
             # (its log handlers stay open on the removed file: Hydra still logs the next job's start through them)
             _remove_hydra_leftovers(job_dir, multirun=False)
             return None

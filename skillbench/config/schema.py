@@ -352,7 +352,7 @@ class RunSettings(Strict):
     probe_timeout_s: float = Field(3.0, gt=0, description="Preflight: seconds to wait for a self-hosted endpoint.")
     dry_run: bool = Field(False, description="Print the plan (jobs, calls, tokens, dollars) and exit; call nothing.")
     budget_usd: float | None = Field(
-        None, ge=0, description="Stop starting conversations once a job or sweep has spent this many dollars."
+        None, ge=0, description="A cap on dollars per job or sweep: conversations start only when their expected cost fits (reserved), and those in flight stop when it is reached (engine/budget.py)."
     )
     max_infra_error_share: float = Field(
         0.5, ge=0, le=1, description="A job whose share of infrastructure errors exceeds this fails the run."

@@ -30,8 +30,8 @@ from skillbench.engine.progress import Progress
 from skillbench.store import write_json_atomic
 
 SPENDING_FILE = "spending.json"  # a running job's spend so far, for the other jobs of its sweep
-_WRITE_EVERY_S = 0.25
-_OTHERS_EVERY_S = 0.25
+_WRITE_EVERY_S = 0.0  # every paid call: a sibling job must see it before its own next call
+_OTHERS_EVERY_S = 0.05  # the siblings' files are read at most this often (a sweep may have many)
 
 
 class BudgetGuard:

@@ -93,6 +93,14 @@ def sweep_spent_usd(sweep_dir: Path, exclude: Path | None = None) -> float:
     return spent
 
 
+def sweep_budget_stopped(sweep_dir: Path, exclude: Path | None = None) -> bool:
+    """Whether a job of the sweep was stopped by the budget (the jobs after it do not start)."""
+    if not sweep_dir.is_dir():
+        return False
+    return any((_read(job / STOPPED_FILE) or {}).get("reason") == "budget"
+               for job in sweep_dir.iterdir() if job != exclude and job.is_dir())
+
+
 def resume_command() -> str:
     """The command that was run; rerunning it redoes only unfinished work (the store keeps the rest)."""
     return "python -m skillbench " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
