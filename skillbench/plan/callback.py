@@ -147,8 +147,9 @@ class PlanCallback(Callback):
         option = "hydra.sweep.dir" if multirun else "hydra.run.dir"
         folder = Path(str(OmegaConf.select(master, option)))
         kind = "sweep" if multirun else "run"
+        sweep_size = (int(os.environ.get(SWEEP_JOBS_ENV) or 0) or None) if multirun else None
         try:
-            owned = claim(folder, kind, option=option)
+            owned = claim(folder, kind, option=option, planned=sweep_size)
         except FolderBusy as exc:
             _refuse([str(exc)])
         except OSError as exc:
@@ -168,7 +169,7 @@ class PlanCallback(Callback):
                 aside = move_aside(folder)
                 owned.release()
                 try:
-                    owned = claim(folder, kind, option=option)
+                    owned = claim(folder, kind, option=option, planned=sweep_size)
                 except FolderBusy as exc:
                     _refuse([str(exc)])
                 _say(f"skillbench: run.overwrite=true: the earlier results in {folder} were moved to {aside} "

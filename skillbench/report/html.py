@@ -328,7 +328,8 @@ def _header(report: Report) -> list[str]:
         f"pass rule(s): {escape(', '.join(report.pass_rules) or '—')}.</p>",
     ]
     if counts.get("jobs_running"):
-        parts.append(f'<p class="banner">{counts["jobs_running"]} job(s) STILL RUNNING: these results are partial.</p>')
+        parts.append('<p class="banner">STILL RUNNING: a process is still writing these jobs; the results are partial '
+                     '(see the notes).</p>')
     if counts.get("lines_damaged"):
         parts.append(f'<p class="banner">DAMAGED INPUT: {counts["lines_damaged"]} line(s) of results.jsonl skipped '
                      "(named in the notes); every other row is used.</p>")

@@ -32,7 +32,7 @@ def markdown(report: Report, tables: Iterable[Table] | None = None) -> str:
         f"{counts['judge_errors']} judge error(s) · {counts['infra_errors']} infra error(s) · "
         f"{counts['cells_missing']} missing cell(s) · pass rule(s): {md_escape(', '.join(report.pass_rules)) or '—'}"
         + (f" · **{counts['lines_damaged']} damaged line(s) skipped**" if counts.get("lines_damaged") else "")
-        + (f" · **{counts['jobs_running']} job(s) STILL RUNNING: partial**" if counts.get("jobs_running") else "")
+        + (" · **STILL RUNNING: partial results** (see the notes)" if counts.get("jobs_running") else "")
     )
     if report.simulated:
         lines += [

@@ -46,15 +46,17 @@ class Owner:
     started: str  # ISO 8601, UTC
     kind: str  # "run" or "sweep"
     command: str
+    planned: int | None = None  # a sweep's number of jobs, when known (a report mid-sweep says "k of N")
 
     def describe(self) -> str:
-        return f"{self.kind} pid {self.pid} on {self.host}, started {self.started}"
+        plan = f" ({self.planned} job(s) planned)" if self.planned else ""
+        return f"{self.kind} pid {self.pid} on {self.host}, started {self.started}{plan}"
 
 
 def _read_owner(lock_path: Path) -> Owner | None:
     try:
         data = json.loads(lock_path.read_text(encoding="utf-8"))
-        return Owner(**{name: data[name] for name in Owner.__dataclass_fields__})
+        return Owner(**{name: data[name] for name in Owner.__dataclass_fields__ if name in data})
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -128,7 +130,7 @@ class FolderClaim:
                 self.folder.rmdir()
 
 
-def claim(folder: str | Path, kind: str, *, option: str = "hydra.run.dir") -> FolderClaim:
+def claim(folder: str | Path, kind: str, *, option: str = "hydra.run.dir", planned: int | None = None) -> FolderClaim:
     """Own ``folder`` (created if missing) or raise :class:`FolderBusy` naming its owner and the fix.
 
     ``option`` is the setting that chose the folder, named in the fix. A folder inside one a live process owns
@@ -155,7 +157,7 @@ def claim(folder: str | Path, kind: str, *, option: str = "hydra.run.dir") -> Fo
         raise FolderBusy(busy_message(path, path, _read_owner(lock_path), option=option)) from None
     owner = Owner(
         pid=os.getpid(), host=socket.gethostname(), started=datetime.now(UTC).isoformat(timespec="seconds"),
-        kind=kind, command=_command(),
+        kind=kind, command=_command(), planned=planned,
     )
     record = (json.dumps(asdict(owner), indent=2) + "\n").encode("utf-8")
     # Written in place under the lock (readers only read it to name the owner); truncated first.
