@@ -57,6 +57,16 @@ def _refuse(problems: list[str]) -> NoReturn:
     sys.exit(2)
 
 
+def _guarded(step: Callable[[], None]) -> None:
+    """Hydra turns an exception in a callback into a warning and runs the job anyway: a safety step that fails in an
+    unexpected way refuses the run instead (one line, exit 2), never lets it write unguarded."""
+    try:
+        step()
+    except Exception as exc:
+        _refuse([f"could not check the output folder ({type(exc).__name__}: {exc}); nothing was run. Fix: choose "
+                 "another folder (hydra.run.dir=... or hydra.sweep.dir=...), or report this as a bug."])
+
+
 def _refuse_credentials(master: DictConfig) -> None:
     """A credential anywhere in the composed config (a YAML file, an experiment preset, a sweep parameter, an
     interpolated environment variable) is refused before Hydra writes or prints a single value."""
@@ -66,7 +76,7 @@ def _refuse_credentials(master: DictConfig) -> None:
     body = OmegaConf.masked_copy(master, [key for key in master if key != "hydra"])
     try:
         data = OmegaConf.to_container(body, resolve=True)
-    except OmegaConfBaseException:  # an unresolvable value is the validation's to report; read it as written
+    except Exception:  # an unresolvable value is the validation's to report; read it as written
         data = OmegaConf.to_container(body, resolve=False)
     found = find_credentials(data)
     if "hydra" in master:  # Hydra's own node holds the overrides, sweep parameters and env_set it saves
@@ -116,7 +126,7 @@ class PlanCallback(Callback):
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
         _refuse_credentials(config)
         jobs = self._check(config)
-        self._own(config, jobs, multirun=False)
+        _guarded(lambda: self._own(config, jobs, multirun=False))
 
     def on_run_end(self, config: DictConfig, **kwargs: Any) -> None:
         if getattr(self, "_claim", None) is not None:
@@ -126,7 +136,7 @@ class PlanCallback(Callback):
         self._sweep_dir = OmegaConf.select(config, "hydra.sweep.dir")  # resolved now, as the launcher will
         _refuse_credentials(config)
         jobs = self._check(config)
-        self._own(config, jobs, multirun=True)
+        _guarded(lambda: self._own(config, jobs, multirun=True))
         from skillbench.core.faults import install_sigterm
 
         install_sigterm(forward=True)  # as Ctrl-C reaches every worker from the terminal, SIGTERM is passed on
