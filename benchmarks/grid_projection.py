@@ -52,6 +52,12 @@ SAMPLE_JUDGES = ("gpt5", "gemma4")
 SELF_HOSTED_ENV = ("QWEN3_5_9B", "GEMMA4", "USER_SIM")
 
 
+def rate_limit_assumptions() -> dict[str, dict[str, float]]:
+    """Per litellm model: requests_per_minute / tokens_per_minute (grid_assumptions.yaml ``rate_limits``)."""
+    return {model: {k: float(v) for k, v in (limits or {}).items() if v}
+            for model, limits in (ASSUMPTIONS.get("rate_limits") or {}).items()}
+
+
 def latency_s(model: str) -> float:
     return float(ASSUMPTIONS["latency_s"].get(model, ASSUMPTIONS["default_latency_s"]))
 
@@ -71,6 +77,8 @@ class JobShape:
     judge_s: float  # the judge's calls of one conversation
     conversation_calls: float
     judge_calls: float
+    # Per litellm model: (calls per conversation while rolling out, judge calls per conversation, tokens per call).
+    endpoints: dict[str, tuple[float, float, float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -106,9 +114,11 @@ def simulate(
     process_per_job: bool,
     queue_wait_s: float = 0.0,
     stub_cpu_per_call_s: float = 0.0,
+    rate_limits: dict[str, dict[str, float]] | None = None,
 ) -> float:
     """Seconds until the last job ends, jobs taken in order by free workers (fluid approximation).
-    ``stub_cpu_per_call_s``: CPU another process on the same machine spends per call (the local stub's)."""
+    ``stub_cpu_per_call_s``: CPU another process on the same machine spends per call (the local stub's).
+    ``rate_limits``: per litellm model, ``requests_per_minute`` / ``tokens_per_minute`` of the key the grid uses."""
     pending = list(jobs)
     conversations_left = {job.agent: float(job.scenarios) for job in jobs}
     running: list[_Running] = []
@@ -150,18 +160,22 @@ def simulate(
             )
             calls = rate * ((job.conversation_calls if rolling else 0.0) + job.judge_calls)
             # One job is one event loop: its calls' CPU runs on one core at most, whatever the machine has.
-            own_core[id(item)] = min(1.0, 1.0 / (calls * costs.cpu_per_call_s)) if calls else 1.0
+            work = calls * costs.cpu_per_call_s
+            own_core[id(item)] = min(1.0, 1.0 / work) if work > 0 else 1.0
             demand[item.node] = demand.get(item.node, 0.0) + calls * own_core[id(item)] * (
                 costs.cpu_per_call_s + stub_cpu_per_call_s
             )
             rates.append((item, rate, rolling))
-        share = {node: min(1.0, cores_per_node / d) if d else 1.0 for node, d in demand.items()}
+        share = {node: min(1.0, cores_per_node / d) if d > 0 else 1.0 for node, d in demand.items()}
+        # Provider rate limits: the running jobs' calls to one endpoint (model + key) share its requests and
+        # tokens per minute; a job runs at the pace of its most limited endpoint.
+        limited = endpoint_factors(rates, own_core, share, rate_limits)
         for item, rate, rolling in rates:
             if item.warmup_s > 0:
                 item.warmup_s -= dt * share[item.node]
                 continue
             item.active_s += dt
-            done = rate * own_core[id(item)] * share[item.node] * dt
+            done = rate * own_core[id(item)] * share[item.node] * limited.get(id(item), 1.0) * dt
             if rolling:
                 done = min(done, conversations_left[item.job.agent])
                 conversations_left[item.job.agent] -= done
@@ -176,12 +190,52 @@ def simulate(
     return now + costs.fixed_per_sweep_s
 
 
+MIN_CPU_PER_CALL_S = 1e-4
+
+
+def endpoint_factors(rates: list[Any], own_core: dict[int, float], share: dict[int, float],
+                     rate_limits: dict[str, dict[str, float]] | None) -> dict[int, float]:
+    """Per running job, the share of its unlimited pace that its endpoints' rate limits allow (1.0: none bind)."""
+    if not rate_limits:
+        return {}
+    demand: dict[str, list[float]] = {}
+    for item, rate, rolling in rates:
+        if rate <= 0:
+            continue
+        pace = rate * own_core.get(id(item), 1.0) * share.get(item.node, 1.0)
+        for model, (rolling_calls, judge_calls, tokens) in item.job.endpoints.items():
+            calls = pace * ((rolling_calls if rolling else 0.0) + judge_calls)
+            totals = demand.setdefault(model, [0.0, 0.0])
+            totals[0] += calls
+            totals[1] += calls * tokens
+    factor_by_model: dict[str, float] = {}
+    for model, (calls, tokens) in demand.items():
+        limits = rate_limits.get(model) or {}
+        factor = 1.0
+        rpm, tpm = limits.get("requests_per_minute"), limits.get("tokens_per_minute")
+        if rpm and calls > 0:
+            factor = min(factor, rpm / 60 / calls)
+        if tpm and tokens > 0:
+            factor = min(factor, tpm / 60 / tokens)
+        factor_by_model[model] = factor
+    return {id(item): min([factor_by_model.get(m, 1.0) for m in item.job.endpoints] or [1.0])
+            for item, rate, _ in rates if rate > 0}
+
+
 def shape(cfg: Any, scenarios: int, profiles: dict[str, Any], time_scale: float = 1.0) -> JobShape:
     """A job's shape from its validated config and the measured calls per conversation."""
     agent_s, user_s, judge_s = (latency_s(m.model) * time_scale for m in (cfg.agent, cfg.user_sim, cfg.judge))
     agent, user, judge = profiles["agent"], profiles["user"], profiles["judge"]
     concurrency = cfg.run.scenario_concurrency
+    endpoints: dict[str, tuple[float, float, float]] = {}
+    for model, rolling, judging, profile in ((cfg.agent.model, agent.calls, 0.0, agent),
+                                             (cfg.user_sim.model, user.calls, 0.0, user),
+                                             (cfg.judge.model, 0.0, judge.calls * cfg.judge.samples, judge)):
+        tokens = float(getattr(profile, "prompt_tokens", 0) or 0) + float(getattr(profile, "completion_tokens", 0) or 0)
+        before = endpoints.get(model, (0.0, 0.0, 0.0))
+        endpoints[model] = (before[0] + rolling, before[1] + judging, max(before[2], tokens))
     return JobShape(
+        endpoints=endpoints,
         agent=cfg.agent.name,
         scenarios=scenarios,
         rollout_slots=min(concurrency, cfg.agent.concurrency, cfg.user_sim.concurrency),
@@ -218,14 +272,19 @@ PRELOAD = "from skillbench.engine.preload import preload_job_imports; preload_jo
 
 
 def run_python(code: str, env: dict[str, str]) -> float:
-    """Wall seconds of ``python -c code`` less an empty interpreter's."""
+    """CPU seconds (user + sys, from the child's rusage) of ``python -c code`` less an empty interpreter's.
 
-    def wall(snippet: str) -> float:
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", snippet], env=env, check=True)
-        return time.perf_counter() - started
+    CPU, not wall: the result is subtracted from CPU seconds, and on a busy machine a wall-clock import time
+    exceeds the CPU it stands for (that mix made the CPU per call 0 and the model divide by it)."""
 
-    return max(0.0, wall(code) - wall("pass"))
+    def cpu(snippet: str) -> float:
+        child = subprocess.Popen([sys.executable, "-c", snippet], env=env)
+        _, status, usage = os.wait4(child.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"python -c {snippet!r} failed")
+        return usage.ru_utime + usage.ru_stime
+
+    return max(0.0, cpu(code) - cpu("pass"))
 
 
 def summaries(sweep: Path) -> list[dict[str, Any]]:
@@ -352,8 +411,8 @@ def main() -> None:
                 work / "basic",
                 env,
             )
-            startup_wall, _ = run_cli(["--help"], work, env)
-            import_wall = run_python(PRELOAD, env)
+            startup_wall, startup_cpu = run_cli(["--help"], work, env)
+            import_cpu = run_python(PRELOAD, env)
             (work / "parallel").mkdir()
             measured["parallel × 2"], _ = run_cli(
                 [
@@ -373,17 +432,19 @@ def main() -> None:
         calls = sum(s["llm_calls"] for s in first)
         # The stub shares this machine's cores with the down-scaled runs (not with the real grid's): its CPU per
         # answered call (the first run and the parallel one each sent `calls`; the cached run none).
-        stub_cpu_per_call_s = (stub_usage.ru_utime + stub_usage.ru_stime) / (2 * calls)
+        stub_cpu_per_call_s = (stub_usage.ru_utime + stub_usage.ru_stime) / max(2 * calls, 1)
         costs = Costs(
             # The first run's CPU less the cached run's is the calls' work plus one import of the engine and litellm.
-            cpu_per_call_s=max(0.0, cpu - cached_cpu - import_wall) / calls,
+            # (All three are CPU seconds; floored at 0.1 ms a call so a noisy measure never zeroes the model's CPU.)
+            cpu_per_call_s=max(MIN_CPU_PER_CALL_S, (cpu - cached_cpu - import_cpu) / max(calls, 1)),
             # A cached sweep of len(first) jobs against a cached sweep of one: each job's share, and the sweep's own.
-            fixed_per_job_s=max(0.0, cached_wall - one_job_wall) / (len(first) - 1),
+            fixed_per_job_s=max(0.0, cached_wall - one_job_wall) / max(len(first) - 1, 1),
             fixed_per_sweep_s=max(
-                0.0, one_job_wall - startup_wall - max(0.0, cached_wall - one_job_wall) / (len(first) - 1)
+                0.0, one_job_wall - startup_wall - max(0.0, cached_wall - one_job_wall) / max(len(first) - 1, 1)
             ),
-            startup_s=startup_wall,
-            import_s=import_wall,
+            # Start-up and imports are CPU-bound: the model spends them at the machine's share of a core.
+            startup_s=startup_cpu,
+            import_s=import_cpu,
         )
         profiles = calibrate(outputs, "full")
         estimate = estimate_run(grid, outputs)
@@ -474,9 +535,11 @@ def main() -> None:
             )
         )
     rows = []
+    limits = rate_limit_assumptions()
     for name, layout in layouts:
-        wall = simulate(grid_shapes, costs, **layout)
-        rows.append([name, f"{wall / 3600:,.1f} h", f"{len(self_hosted) * wall / 3600:,.0f}"])
+        free = simulate(grid_shapes, costs, **layout)
+        wall = simulate(grid_shapes, costs, **layout, rate_limits=limits)
+        rows.append([name, f"{wall / 3600:,.1f} h", f"{free / 3600:,.1f} h", f"{len(self_hosted) * wall / 3600:,.0f}"])
     jobs, conversations = len(grid_shapes), sum(j.scenarios for j in grid_shapes)
     print(
         f"projection: experiment=paper_grid, {jobs} jobs, {conversations:,} job-conversations "
@@ -484,7 +547,8 @@ def main() -> None:
     )
     print(
         _table(
-            ["layout", "wall time", f"GPU-hours ({len(self_hosted)} self-hosted servers up for the run)"],
+            ["layout", "wall time (with the rate limits)", "without limits",
+             f"GPU-hours ({len(self_hosted)} self-hosted servers up for the run)"],
             rows,
         )
     )
@@ -500,8 +564,9 @@ def main() -> None:
         )
     print(
         "assumptions: per-model latencies and reply sizes in benchmarks/grid_assumptions.yaml (assumed, not measured);"
-        " conversation shape = the stub's scripted conversation; no provider rate limits; GPU-hours assume every"
-        " self-hosted model has its own GPU server up for the whole run."
+        " conversation shape = the stub's scripted conversation; provider rate limits and self-hosted capacity from"
+        " its rate_limits section (requests/tokens per minute per model, shared by every job calling it); GPU-hours"
+        " assume every self-hosted model has its own GPU server up for the whole run."
     )
 
 

@@ -50,6 +50,9 @@ from typing import Any
 POLL_S = 0.05  # how often the head waiter re-reads a shared state it cannot be woken by (other processes)
 SLOW_START = 2.0  # the first limit of an endpoint never seen
 MAX_PAUSE_S = 120.0  # a single pause asked for by the provider, at most (the patience bounds the whole wait)
+# Paced a little under a stated rate: at exactly the rate the provider's own bucket stays empty and the jitter of
+# arrival times turns into 429s (each of which pauses every caller for its Retry-After).
+RATE_MARGIN = 0.97
 
 
 @dataclass(frozen=True)
@@ -176,7 +179,7 @@ def _rates(state: dict[str, Any], settings: LimitSettings) -> tuple[float | None
     """Requests and tokens per second in force: the configured ones, else what the provider stated."""
     rpm = settings.requests_per_minute or state.get("learned_rpm")
     tpm = settings.tokens_per_minute or state.get("learned_tpm")
-    return (rpm / 60 if rpm else None), (tpm / 60 if tpm else None)
+    return (rpm / 60 * RATE_MARGIN if rpm else None), (tpm / 60 * RATE_MARGIN if tpm else None)
 
 
 def _refill(state: dict[str, Any], settings: LimitSettings, now: float) -> None:
@@ -230,6 +233,10 @@ def finish(state: dict[str, Any], settings: LimitSettings, now: float, owner: st
     if extra_tokens and state.get("tok_bucket") is not None:
         state["tok_bucket"] -= extra_tokens  # the reply's tokens, known only now
     pause = hints.wait_s
+    if outcome == "ok" and any(_rates(state, settings)):
+        # A remaining count of 0 on an answered request is the paced rate at work (the reset it gives is when the
+        # provider's bucket is full again, not when the next request fits): the bucket above already spaces them.
+        pause = None
     if outcome == "ok":
         state["throttle_streak"] = 0
         previous = state["latency"]
@@ -404,8 +411,8 @@ class EndpointLimiter:
                     "adaptive": self.settings.adaptive, "in_flight": sum(state["in_flight"].values()),
                     "requests": state["requests"], "rate_limited": state["rate_limited"],
                     "waited_s": round(float(state.get("waited_s", 0.0)), 3),
-                    "requests_per_minute": round(rpm * 60, 1) if rpm else None,
-                    "tokens_per_minute": round(tpm * 60, 1) if tpm else None,
+                    "requests_per_minute": round(rpm * 60 / RATE_MARGIN, 1) if rpm else None,
+                    "tokens_per_minute": round(tpm * 60 / RATE_MARGIN, 1) if tpm else None,
                     "paused_s": round(max(0.0, state["pause_until"] - time.time()), 3),
                     "shared": self._backend.shared}
 
