@@ -94,3 +94,20 @@ def test_the_eta_counts_judging_and_shrinks_when_only_judging_remains() -> None:
     fresh.started -= 100
     fresh.rollout_finished(100.0)
     assert fresh.eta_s() is not None and 250 <= (fresh.eta_s() or 0) <= 350
+
+
+def test_throttled_endpoints_show_their_limiter_state_in_the_progress_line_and_the_live_display() -> None:
+    from skillbench.engine.progress import LiveDisplay
+
+    progress = Progress(total=4)
+    progress.endpoints = lambda: [{"endpoint": "gpt-5 @ http://x", "limit": 4.5, "ceiling": 16, "rate_limited": 7,
+                                   "waited_s": 12.0, "requests": 40}]
+    assert "limits: gpt-5 4.5/16, 429s 7, waited 12s" in progress.line()
+    from rich.console import Console
+
+    console = Console(width=200, record=True)
+    console.print(LiveDisplay(progress).render())
+    assert "gpt-5 4.5/16, 429s 7, waited 12s" in console.export_text()
+    progress.endpoints = lambda: [{"endpoint": "gpt-5", "limit": 8, "ceiling": 8, "rate_limited": 0, "waited_s": 0.0,
+                                   "requests": 3}]
+    assert "limits" not in progress.line()  # nothing to say while no endpoint throttles
