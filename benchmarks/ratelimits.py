@@ -19,7 +19,7 @@ redone (always 0: a client never restarts one), wall ÷ the lower bound its limi
 allowed rate once warm with a 429 share ≤ ~0.33; the 3-endpoint sweep within 1.15× of its lower bound.
 
 "fixed" = ``adaptive_concurrency=false`` at ``concurrency=16`` (the old shape of the limit, with the new patience).
-inspect_ai is not run here (not installed; see docs/performance.md).
+inspect_ai on the same stubs: benchmarks/ratelimits_inspect.py (its own venv; see docs/performance.md).
 """
 
 from __future__ import annotations
