@@ -170,7 +170,11 @@ class PlanCallback(Callback):
                 from skillbench.plan.sweep import compose_jobs, plan_jobs
 
                 jobs = plan_jobs(_expanded(compose_jobs, master))
-            planned = [job.cfg for job in jobs]
+            # Compared as the job will run it: what the job fills in at its start (the program's source hash) is part
+            # of its stored config.json, so a rerun of the same program must carry it too.
+            from skillbench.agents.program import with_program_identity
+
+            planned = [None if job.cfg is None else with_program_identity(job.cfg) for job in jobs]
             problem = sweep_conflict(folder, planned) if multirun else run_conflict(folder, planned[0])
             if problem:
                 if not OmegaConf.select(master, "run.overwrite", default=False):

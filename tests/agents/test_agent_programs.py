@@ -103,6 +103,9 @@ def test_the_example_programs_run_offline_from_the_command_line(tmp_path: Path, 
     # The program's own model calls count as the agent's: more calls than agent turns.
     config = json.loads((tmp_path / "job" / "config.json").read_text())
     assert config["agent"]["program_source"].startswith("sha256:")
+    # The same command again resumes its own folder: the source hash filled in at job start is compared too.
+    again = subprocess.run(done.args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "another configuration" not in again.stderr, again.stderr[-2000:]
 
 
 def test_a_program_target_that_does_not_import_is_one_line_and_exit_2(tmp_path: Path) -> None:
