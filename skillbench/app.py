@@ -7,7 +7,10 @@ import logging
 import os
 import sys
 import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -21,6 +24,7 @@ from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
 from skillbench.core.faults import Terminated, exit_code, install_sigterm, stop_word, storage_problem
 from skillbench.core.money import usd
+from skillbench.engine.inflight import NOT_STARTED, DeferredJob, deferring
 from skillbench.engine.progress import BudgetReached, SweepPosition
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
 from skillbench.plan import completion
@@ -84,7 +88,7 @@ def check_credentials(cfg: RunConfig) -> None:
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
 def main(cfg: DictConfig) -> float | None:
     # Imported here, not at the top: `--help` and refused configs never load the engine (MCP SDK...).
-    from skillbench.engine.job import run_job
+    from skillbench.engine.job import run_job, run_job_async
     from skillbench.engine.names import check_registered_names
 
     install_sigterm()  # SIGTERM ends the job as Ctrl-C does (marker, resume line), also in launcher workers
@@ -116,10 +120,37 @@ def main(cfg: DictConfig) -> float | None:
         (job_dir / stale).unlink(missing_ok=True)
     sweep = _sweep_position(hydra_cfg) if multirun else None
     label = sweep.label() if sweep else ""
-    budget = run_cfg.run.budget_usd
-    spent_elsewhere = None
-    if budget is not None and multirun:  # the budget is the sweep's: what the other jobs spent or spend counts
-        def spent_elsewhere() -> float:  # finished, stopped, and running side by side (parallel launcher)
+    started = _JobStart(run_cfg, job_dir, multirun, label, sweep)
+    if deferring():  # hydra/launcher=inflight: it runs this job's core beside the sweep's other jobs
+        return DeferredJob(  # type: ignore[return-value]
+            start=started.start, conclude=started.conclude,
+            core=lambda spent: run_job_async(run_cfg, job_dir, label, sweep, spent),
+            abandon=lambda: _remove_hydra_leftovers(job_dir, multirun=False))
+    spent_elsewhere = started.start()
+    if spent_elsewhere is NOT_STARTED:
+        return None
+    return started.conclude(lambda: run_job(run_cfg, job_dir, label, sweep, spent_elsewhere))
+
+
+@dataclass
+class _JobStart:
+    """A validated job from its start to its outcome: the two halves around the engine's core, shared by the
+    launchers that run one job at a time and by hydra/launcher=inflight, which runs many cores in one event loop."""
+
+    run_cfg: RunConfig
+    job_dir: Path
+    multirun: bool
+    label: str
+    sweep: SweepPosition | None
+
+    def start(self) -> Any:
+        """What the sweep's other jobs spend (a callable, or None without a budget), or NOT_STARTED: the sweep's
+        budget is spent (or a job stopped for it), and this job leaves no folder."""
+        budget, job_dir = self.run_cfg.run.budget_usd, self.job_dir
+        if budget is None or not self.multirun:
+            return None
+
+        def spent_elsewhere() -> float:  # finished, stopped, and running side by side (parallel, inflight)
             return sweep_spent_usd(job_dir.parent, exclude=job_dir)
 
         # Spent by other jobs, or one of them stopped for it (the next conversation did not fit): this one does not
@@ -127,42 +158,48 @@ def main(cfg: DictConfig) -> float | None:
         if budget - spent_elsewhere() <= 0 or sweep_budget_stopped(job_dir.parent, exclude=job_dir):
             # (its log handlers stay open on the removed file: Hydra still logs the next job's start through them)
             _remove_hydra_leftovers(job_dir, multirun=False)
+            return NOT_STARTED
+        return spent_elsewhere
+
+    def conclude(self, outcome: Callable[[], JobSummary]) -> float | None:
+        """The job's end from ``outcome()`` (its summary, or what it raised): markers, lines, exit codes."""
+        run_cfg, job_dir, multirun, label = self.run_cfg, self.job_dir, self.multirun, self.label
+        budget = run_cfg.run.budget_usd
+        try:
+            summary = outcome()
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (core/faults.py Terminated): the same path
+            record = {"reason": "terminated" if isinstance(exc, Terminated) else "interrupted",
+                      "signal": "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"}
+            if not multirun:
+                _stopped(job_dir, INTERRUPTED_FILE, record, stop_word(exc), exit_code(exc))
+            rows = _keep_stopped(job_dir, INTERRUPTED_FILE, record)
+            print(f"skillbench: {label}{stop_word(exc)}; {rows} finished row(s) kept in {job_dir}", file=sys.stderr,
+                  flush=True)
+            raise  # the sweep's own process ends the sweep: its report over what finished, the resume line
+        except BudgetReached as exc:
+            record = {"reason": "budget", "spent_usd": exc.spent_usd, "budget_usd": exc.budget_usd, "done": exc.done,
+                      "total": exc.total, "stopped_in_flight": exc.stopped_in_flight, "sweep_spent_usd": exc.sweep_spent_usd}
+            if not multirun:
+                _stopped(job_dir, STOPPED_FILE, record, str(exc), 3, budget=True)
+            # In a sweep the job returns, so Hydra goes on to the sweep's end (its summary line, its report, exit 3);
+            # the jobs after it do not start.
+            rows = _keep_stopped(job_dir, STOPPED_FILE, record)
+            assert budget is not None
+            print(f"skillbench: {label}budget reached: the sweep has spent "
+                  f"{usd(exc.sweep_spent_usd)} of {usd(budget)} ({usd(exc.spent_usd)} in this job); "
+                  f"{exc.done} of {exc.total} conversations finished"
+                  + (f", {exc.stopped_in_flight} in flight stopped (unfinished)" if exc.stopped_in_flight else "")
+                  + f"; {rows} finished row(s) kept in {job_dir}; "
+                  "the rest of the sweep does not start.", file=sys.stderr, flush=True)
             return None
-    try:
-        summary = run_job(run_cfg, job_dir, label, sweep, spent_elsewhere)
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (core/faults.py Terminated): the same path
-        record = {"reason": "terminated" if isinstance(exc, Terminated) else "interrupted",
-                  "signal": "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"}
-        if not multirun:
-            _stopped(job_dir, INTERRUPTED_FILE, record, stop_word(exc), exit_code(exc))
-        rows = _keep_stopped(job_dir, INTERRUPTED_FILE, record)
-        print(f"skillbench: {label}{stop_word(exc)}; {rows} finished row(s) kept in {job_dir}", file=sys.stderr,
-              flush=True)
-        raise  # the sweep's own process ends the sweep: its report over what finished, the resume line
-    except BudgetReached as exc:
-        record = {"reason": "budget", "spent_usd": exc.spent_usd, "budget_usd": exc.budget_usd, "done": exc.done,
-                  "total": exc.total, "stopped_in_flight": exc.stopped_in_flight, "sweep_spent_usd": exc.sweep_spent_usd}
-        if not multirun:
-            _stopped(job_dir, STOPPED_FILE, record, str(exc), 3, budget=True)
-        # In a sweep the job returns, so Hydra goes on to the sweep's end (its summary line, its report, exit 3);
-        # the jobs after it do not start.
-        rows = _keep_stopped(job_dir, STOPPED_FILE, record)
-        assert budget is not None
-        print(f"skillbench: {label}budget reached: the sweep has spent "
-              f"{usd(exc.sweep_spent_usd)} of {usd(budget)} ({usd(exc.spent_usd)} in this job); "
-              f"{exc.done} of {exc.total} conversations finished"
-              + (f", {exc.stopped_in_flight} in flight stopped (unfinished)" if exc.stopped_in_flight else "")
-              + f"; {rows} finished row(s) kept in {job_dir}; "
-              "the rest of the sweep does not start.", file=sys.stderr, flush=True)
-        return None
-    except SkillbenchError as exc:
-        return _job_failed(job_dir, exc, multirun, user_error=True)
-    except Exception as exc:  # a crash in one job must not stop the sweep or its report
-        if storage_problem(exc):
-            return _storage_failed(job_dir, exc, multirun, label, run_cfg.store.root)
-        return _job_failed(job_dir, exc, multirun, user_error=False)
-    _report_outcome(summary, run_cfg, job_dir, multirun)
-    return summary.pass_rate
+        except SkillbenchError as exc:
+            return _job_failed(job_dir, exc, multirun, user_error=True)
+        except Exception as exc:  # a crash in one job must not stop the sweep or its report
+            if storage_problem(exc):
+                return _storage_failed(job_dir, exc, multirun, label, run_cfg.store.root)
+            return _job_failed(job_dir, exc, multirun, user_error=False)
+        _report_outcome(summary, run_cfg, job_dir, multirun)
+        return summary.pass_rate
 
 
 def _sweep_position(hydra_cfg: DictConfig) -> SweepPosition:

@@ -206,8 +206,11 @@ def _isatty(stream: Any) -> bool:
 
 
 def _terminal() -> bool:
-    """A person is watching stderr (a real terminal, not a pipe, file or CI log)."""
-    return _isatty(sys.stderr)
+    """A person is watching stderr (a real terminal, not a pipe, file or CI log), and one job has it: jobs side by
+    side in one process (hydra/launcher=inflight) each log plain lines, prefixed with the job's place in the sweep."""
+    from skillbench.engine.inflight import in_flight
+
+    return _isatty(sys.stderr) and not in_flight()
 
 
 class _DropProgressLines(logging.Filter):

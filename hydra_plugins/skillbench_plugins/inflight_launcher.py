@@ -1,0 +1,77 @@
+"""A Hydra launcher that runs a whole sweep in flight: many jobs at once in one process and one event loop.
+
+Jobs are I/O-bound (they wait on model APIs), so the grid's wall time approaches the slowest endpoint's share of
+the work, not the sum over jobs. Hydra's per-job setup (folder, ``.hydra`` files, per-job logging, the app's
+validation) runs one job after another exactly as ``hydra/launcher=basic`` runs it, since it goes through Hydra's
+global singletons; the app then hands back the job's core (skillbench/engine/inflight.py) and this launcher runs
+up to ``max_jobs_in_flight`` cores side by side, each within the per-endpoint limiters all jobs share. Each job
+writes its own folder and summary and returns what it would under the basic launcher, so the sweep's end (report,
+outcome line, exit code), resume, budgets and Ctrl-C/SIGTERM behave as they do there.
+"""
+
+# No `from __future__ import annotations`: Hydra scans plugin modules before they are in sys.modules.
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from hydra.core.config_store import ConfigStore
+from hydra.core.utils import JobReturn, JobStatus, configure_log, filter_overrides, run_job, setup_globals
+from hydra.plugins.launcher import Launcher
+from hydra.types import HydraContext, TaskFunction
+from omegaconf import DictConfig, open_dict
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class InflightLauncherConf:
+    _target_: str = "hydra_plugins.skillbench_plugins.inflight_launcher.InflightLauncher"
+    max_jobs_in_flight: int = 16  # jobs whose conversations run at once; <= 0: every job of the sweep
+
+
+ConfigStore.instance().store(group="hydra/launcher", name="inflight_base", node=InflightLauncherConf,
+                             provider="skillbench")
+
+
+class InflightLauncher(Launcher):
+    def __init__(self, max_jobs_in_flight: int = 16) -> None:
+        self.max_jobs_in_flight = max_jobs_in_flight
+        self.config: DictConfig | None = None
+        self.task_function: TaskFunction | None = None
+        self.hydra_context: HydraContext | None = None
+
+    def setup(self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig) -> None:
+        self.config, self.task_function, self.hydra_context = config, task_function, hydra_context
+
+    def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[JobReturn]:
+        from skillbench.engine.inflight import DeferredJob, deferred_jobs, run_deferred
+
+        setup_globals()
+        assert self.config is not None and self.hydra_context is not None and self.task_function is not None
+        configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
+        sweep_dir = Path(str(self.config.hydra.sweep.dir))
+        sweep_dir.mkdir(parents=True, exist_ok=True)
+        at_once = self.max_jobs_in_flight if self.max_jobs_in_flight > 0 else len(job_overrides)
+        log.info("Launching %d job(s), up to %d in flight in this process, sweep output dir: %s",
+                 len(job_overrides), at_once, sweep_dir)
+        returns: list[JobReturn] = []
+        deferred: list[tuple[JobReturn, DeferredJob]] = []
+        for idx, overrides in enumerate(job_overrides, start=initial_job_idx):
+            log.info("\t#%d : %s", idx, " ".join(filter_overrides(overrides)))
+            sweep_config = self.hydra_context.config_loader.load_sweep_config(self.config, list(overrides))
+            with open_dict(sweep_config):
+                sweep_config.hydra.job.id = f"{sweep_config.hydra.job.name}_{idx}"
+                sweep_config.hydra.job.num = idx
+            with deferred_jobs():
+                ret = run_job(hydra_context=self.hydra_context, task_function=self.task_function,
+                              config=sweep_config, job_dir_key="hydra.sweep.dir", job_subdir_key="hydra.sweep.subdir")
+            returns.append(ret)
+            if ret.status == JobStatus.COMPLETED and isinstance(ret._return_value, DeferredJob):
+                job = ret._return_value
+                job.log_handlers = list(logging.getLogger().handlers)  # this job's console and skillbench.log
+                deferred.append((ret, job))
+        for ret, value in zip((r for r, _ in deferred),
+                              run_deferred([job for _, job in deferred], at_once), strict=True):
+            ret.return_value = value
+        return returns
