@@ -7,11 +7,14 @@
    benchmarks/load_stub.py: two agents and two judges of the paper's configs (one hosted API and one
    self-hosted model each), the Gemma user simulator, ``--scenarios`` scenarios of ``benchmark=full``. The stub
    answers each model after its assumed latency (benchmarks/grid_assumptions.yaml) × ``--time-scale``, with
-   realistic reply sizes and OpenAI-style prompt caching. It runs with the basic launcher, again fully cached
+   realistic reply sizes and OpenAI-style prompt caching, and rate-limits each model at its assumed requests and
+   tokens per minute × ``--limit-scale`` (HTTP 429 + Retry-After + x-ratelimit-* headers; skillbench's adaptive
+   limiter paces to them), so the self-check covers the rate-limited model the paper grid is projected with. It runs with the basic launcher, again fully cached
    (fixed cost per job), and with ``hydra/launcher=parallel`` × 2 (the fork launcher).
 2. Measures from it: calls per conversation per role and tokens per call (the jobs' summaries), the engine's
    CPU per call, the fixed cost per job and the start-up.
-3. Predicts the down-scaled runs' wall times with the model below and prints them next to the measured ones.
+3. Predicts the down-scaled runs' wall times with the model below (the stub's limits, the cores measured free
+   on this machine at the start) and prints them next to the measured ones, with the error.
 4. Projects the paper grid, composed from ``experiment=paper_grid`` (its 85 jobs, models, concurrency settings),
    for 1 process, N parallel workers on one machine and N SLURM nodes; dollars from skillbench's own estimator
    (``skillbench.plan.estimate``: litellm's prices, calibrated from the down-scaled run's summaries, cached
@@ -23,8 +26,10 @@ conversations (running together, they split them: skillbench defers a conversati
 calls cost the measured CPU, a job's on one core at most (one event loop), and a machine's jobs share its cores;
 every job pays its measured fixed cost and the sweep its own (composing and checking the jobs, the report);
 every new interpreter pays the start-up and the imports (once per sweep on one machine: the fork launcher's
-workers inherit them; once per job for SLURM array tasks). Not modelled: provider rate limits, queueing on a
-shared vLLM server beyond its batching, retries. Not a test: nothing here asserts.
+workers inherit them; once per job for SLURM array tasks); the running jobs' calls to one model share its
+requests and tokens per minute, max-min fairly (``fair_shares``: a job slowed by one endpoint leaves its unsent
+calls on the others to the jobs that can use them). Not modelled: queueing on a shared vLLM server beyond its
+batching, bursts, retries. Not a test: nothing here asserts.
 """
 
 from __future__ import annotations
@@ -115,17 +120,19 @@ def simulate(
     queue_wait_s: float = 0.0,
     stub_cpu_per_call_s: float = 0.0,
     rate_limits: dict[str, dict[str, float]] | None = None,
+    steps: int = 200_000,
 ) -> float:
     """Seconds until the last job ends, jobs taken in order by free workers (fluid approximation).
     ``stub_cpu_per_call_s``: CPU another process on the same machine spends per call (the local stub's).
-    ``rate_limits``: per litellm model, ``requests_per_minute`` / ``tokens_per_minute`` of the key the grid uses."""
+    ``rate_limits``: per litellm model, ``requests_per_minute`` / ``tokens_per_minute`` of the key the grid uses.
+    ``steps``: about how many time steps the run takes (the resolution)."""
     pending = list(jobs)
     conversations_left = {job.agent: float(job.scenarios) for job in jobs}
     running: list[_Running] = []
     free = [(node, w) for node in range(nodes) for w in range(workers_per_node)]
     started_workers: set[tuple[int, int]] = set()
     total = sum(j.scenarios * (j.conversation_s + j.judge_s) / max(1, j.rollout_slots) for j in jobs)
-    dt = max(1e-3, total / 200_000)
+    dt = max(1e-3, max(total, rate_limit_bound(jobs, rate_limits)) / steps)
     now = 0.0
     slots: dict[int, tuple[int, int]] = {}
     while pending or running:
@@ -193,33 +200,88 @@ def simulate(
 MIN_CPU_PER_CALL_S = 1e-4
 
 
+def rate_limit_bound(jobs: list[JobShape], rate_limits: dict[str, dict[str, float]] | None) -> float:
+    """Seconds no layout can beat: the most loaded endpoint's calls (or tokens) ÷ its limit. An agent's
+    conversations are had once, whichever of its judges' jobs has them; every job judges them all."""
+    calls: dict[str, float] = {}
+    tokens: dict[str, float] = {}
+    rolled: set[str] = set()
+    for job in jobs:
+        for model, (rolling_calls, judge_calls, per_call) in job.endpoints.items():
+            n = job.scenarios * (judge_calls + (rolling_calls if job.agent not in rolled else 0.0))
+            calls[model] = calls.get(model, 0.0) + n
+            tokens[model] = tokens.get(model, 0.0) + n * per_call
+        rolled.add(job.agent)
+    bound = 0.0
+    for model, limits in (rate_limits or {}).items():
+        rpm, tpm = (limits or {}).get("requests_per_minute"), (limits or {}).get("tokens_per_minute")
+        if rpm:
+            bound = max(bound, calls.get(model, 0.0) / (rpm / 60))
+        if tpm:
+            bound = max(bound, tokens.get(model, 0.0) / (tpm / 60))
+    return bound
+
+
 def endpoint_factors(rates: list[Any], own_core: dict[int, float], share: dict[int, float],
                      rate_limits: dict[str, dict[str, float]] | None) -> dict[int, float]:
-    """Per running job, the share of its unlimited pace that its endpoints' rate limits allow (1.0: none bind)."""
+    """Per running job, the share of its unlimited pace that its endpoints' rate limits allow (1.0: none bind).
+
+    Max-min fair and work-conserving (progressive filling): every job's pace rises together until a limit it
+    uses is full; those jobs stay there and the rest keep rising. (Taking each job's most limited endpoint
+    against everyone's *unthrottled* demand, as this did before, slowed a job on a free endpoint for calls that a
+    throttled job would never send: the more jobs ran at once, the more capacity it wasted, so 85 SLURM nodes
+    projected slower than 17.)"""
     if not rate_limits:
         return {}
-    demand: dict[str, list[float]] = {}
+    # Per job, its demand on each limited resource (model, "requests" | "tokens") per second at full pace.
+    demand: dict[int, dict[tuple[str, str], float]] = {}
     for item, rate, rolling in rates:
         if rate <= 0:
             continue
         pace = rate * own_core.get(id(item), 1.0) * share.get(item.node, 1.0)
+        needs: dict[tuple[str, str], float] = {}
         for model, (rolling_calls, judge_calls, tokens) in item.job.endpoints.items():
+            limits = rate_limits.get(model) or {}
             calls = pace * ((rolling_calls if rolling else 0.0) + judge_calls)
-            totals = demand.setdefault(model, [0.0, 0.0])
-            totals[0] += calls
-            totals[1] += calls * tokens
-    factor_by_model: dict[str, float] = {}
-    for model, (calls, tokens) in demand.items():
-        limits = rate_limits.get(model) or {}
-        factor = 1.0
-        rpm, tpm = limits.get("requests_per_minute"), limits.get("tokens_per_minute")
-        if rpm and calls > 0:
-            factor = min(factor, rpm / 60 / calls)
-        if tpm and tokens > 0:
-            factor = min(factor, tpm / 60 / tokens)
-        factor_by_model[model] = factor
-    return {id(item): min([factor_by_model.get(m, 1.0) for m in item.job.endpoints] or [1.0])
-            for item, rate, _ in rates if rate > 0}
+            if limits.get("requests_per_minute") and calls > 0:
+                needs[(model, "requests")] = needs.get((model, "requests"), 0.0) + calls
+            if limits.get("tokens_per_minute") and calls * tokens > 0:
+                needs[(model, "tokens")] = needs.get((model, "tokens"), 0.0) + calls * tokens
+        demand[id(item)] = needs
+    capacity = {(model, kind): float(limits[f"{kind}_per_minute"]) / 60
+                for model, limits in rate_limits.items() for kind in ("requests", "tokens")
+                if (limits or {}).get(f"{kind}_per_minute")}
+    return fair_shares(demand, capacity)
+
+
+def fair_shares(demand: dict[int, dict[Any, float]], capacity: dict[Any, float]) -> dict[int, float]:
+    """Max-min fair pace factors in [0, 1] for consumers with ``demand[consumer][resource]`` at full pace sharing
+    ``capacity[resource]`` (progressive filling). Never over a capacity; a consumer is below 1 only when a
+    resource it uses is full."""
+    factor: dict[int, float] = {}
+    open_ = {c for c in demand}
+    left = dict(capacity)
+    while open_:
+        level, full = 1.0, []
+        for resource, cap in left.items():
+            load = sum(demand[c].get(resource, 0.0) for c in open_)
+            if load <= 0:
+                continue
+            reach = max(0.0, cap) / load
+            if reach < level - 1e-12:
+                level, full = reach, [resource]
+            elif abs(reach - level) <= 1e-12:
+                full.append(resource)
+        if not full:  # nothing binds below full pace
+            factor.update({c: 1.0 for c in open_})
+            break
+        frozen = {c for c in open_ if any(demand[c].get(r, 0.0) > 0 for r in full)}
+        for c in frozen:
+            factor[c] = level
+        for resource in left:
+            left[resource] -= sum(level * demand[c].get(resource, 0.0) for c in frozen)
+        open_ -= frozen
+    return factor
 
 
 def shape(cfg: Any, scenarios: int, profiles: dict[str, Any], time_scale: float = 1.0) -> JobShape:
@@ -287,6 +349,19 @@ def run_python(code: str, env: dict[str, str]) -> float:
     return max(0.0, cpu(code) - cpu("pass"))
 
 
+def available_cores(seconds: float = 1.0) -> float:
+    """Cores this machine gives us now: one busy process per core for ``seconds``, their CPU ÷ the wall."""
+    spin = f"import time\nend = time.process_time() + {seconds}\nstop = time.monotonic() + {4 * seconds}\n" \
+           "while time.process_time() < end and time.monotonic() < stop: pass"
+    started = time.perf_counter()
+    children = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(os.cpu_count() or 2)]
+    used = 0.0
+    for child in children:
+        _, _, usage = os.wait4(child.pid, 0)
+        used += usage.ru_utime + usage.ru_stime
+    return used / max(time.perf_counter() - started, 1e-9)
+
+
 def summaries(sweep: Path) -> list[dict[str, Any]]:
     return [json.loads(p.read_text()) for p in sorted(sweep.glob("*/summary.json"))]
 
@@ -303,6 +378,11 @@ def main() -> None:
         "--workers", default="2,16", help="hydra/launcher=parallel worker counts to project (one machine)"
     )
     parser.add_argument("--nodes", default="17,85", help="SLURM node counts to project")
+    parser.add_argument(
+        "--limit-scale", type=float, default=3.0,
+        help="the down-scaled run's stub rate-limits each model at its assumed requests/tokens per minute × this "
+        "(so that, with 4 jobs instead of 85, the shared limits bind as they do in the paper grid)",
+    )
     parser.add_argument(
         "--keep", type=Path, help="an empty folder to keep the down-scaled runs in (default: a temporary one)"
     )
@@ -344,6 +424,16 @@ def main() -> None:
             f"--model-latency-ms={s}={latency_s(m) * options.time_scale * 1000:g}"
             for m, s in zip(models, served, strict=True)
         ]
+        # The self-check's endpoints are rate-limited per model, as the assumptions describe the paper's, and the
+        # predictions use the very same limits.
+        check_limits = {m: {k: v * options.limit_scale for k, v in limits.items()}
+                        for m, limits in rate_limit_assumptions().items() if m in models}
+        limit_args = [
+            f"--model-limit={s}={check_limits[m].get('requests_per_minute', '')}/"
+            f"{check_limits[m].get('tokens_per_minute', '')}"
+            for m, s in zip(models, served, strict=True) if m in check_limits
+        ]
+        cores_available = available_cores()
         stub = subprocess.Popen(
             [
                 sys.executable,
@@ -351,6 +441,7 @@ def main() -> None:
                 "--latency-ms",
                 "0",
                 *latencies,
+                *limit_args,
                 *completion,
                 f"--models={','.join(served)}",
             ],
@@ -414,7 +505,7 @@ def main() -> None:
             startup_wall, startup_cpu = run_cli(["--help"], work, env)
             import_cpu = run_python(PRELOAD, env)
             (work / "parallel").mkdir()
-            measured["parallel × 2"], _ = run_cli(
+            measured["parallel × 2"], parallel_cpu = run_cli(
                 [
                     *sweep_args,
                     f"store.root={work / 'parallel' / 'store'}",
@@ -452,46 +543,62 @@ def main() -> None:
     sample_shapes = [shape(job.cfg, job.scenarios, profiles, options.time_scale) for job in sample if job.cfg]
     grid_shapes = [shape(job.cfg, job.scenarios, profiles) for job in grid if job.cfg]
     cores = float(os.cpu_count() or 2)
+    # The down-scaled runs share this machine with whatever else runs on it: predict them with the cores measured
+    # free (the paper-grid layouts below assume their machines are theirs).
+    check_cores = min(cores, cores_available)
     predicted = {
         "basic": simulate(
             sample_shapes,
             costs,
             nodes=1,
             workers_per_node=1,
-            cores_per_node=cores,
+            cores_per_node=check_cores,
             process_per_job=False,
             stub_cpu_per_call_s=stub_cpu_per_call_s,
+            rate_limits=check_limits,
         ),
         "parallel × 2": simulate(
             sample_shapes,
             costs,
             nodes=1,
             workers_per_node=2,
-            cores_per_node=cores,
+            cores_per_node=check_cores,
             process_per_job=False,
             stub_cpu_per_call_s=stub_cpu_per_call_s,
+            rate_limits=check_limits,
         ),
     }
+    limits_text = "; ".join(f"{m} {v.get('requests_per_minute', 0):,.0f} req/min" for m, v in check_limits.items())
     print(
         f"down-scaled grid: {len(SAMPLE_AGENTS)} agents × {len(SAMPLE_JUDGES)} judges × {options.scenarios} scenarios "
-        f"of benchmark=full, stub latencies = assumed × {options.time_scale:g}, this machine ({cores:g} cores)"
+        f"of benchmark=full, stub latencies = assumed × {options.time_scale:g}, stub rate limits = assumed × "
+        f"{options.limit_scale:g} ({limits_text}),"
+        f" this machine ({cores:g} cores, {cores_available:.2f} of them free when measured, load average "
+        f"{os.getloadavg()[0]:.2f})"
     )
     print(
         f"measured: {calls:,} model calls, engine CPU {costs.cpu_per_call_s * 1000:.1f} ms per call "
         f"(the stub's: {stub_cpu_per_call_s * 1000:.1f} ms, counted in the down-scaled predictions only), "
         f"fixed cost {costs.fixed_per_job_s:.2f} s per job and {costs.fixed_per_sweep_s:.2f} s per sweep, "
         f"start-up {costs.startup_s:.2f} s, "
-        f"imports of a job that calls models {costs.import_s:.2f} s"
+        f"imports of a job that calls models {costs.import_s:.2f} s; CPU of the runs (engine, all processes): "
+        f"basic {cpu:.1f} s, parallel × 2 {parallel_cpu:.1f} s"
     )
+    check_bound = rate_limit_bound(sample_shapes, check_limits)
+    unlimited = {name: simulate(sample_shapes, costs, nodes=1, workers_per_node=workers, cores_per_node=check_cores,
+                                process_per_job=False, stub_cpu_per_call_s=stub_cpu_per_call_s)
+                 for name, workers in (("basic", 1), ("parallel × 2", 2))}
+    print(f"the stub's rate limits alone take {check_bound:.1f} s of the down-scaled grid (the most loaded endpoint)")
     print(
         _table(
-            ["run", "measured wall", "model's prediction", "error"],
+            ["run", "measured wall", "model's prediction", "error", "prediction without the limits"],
             [
                 [
                     name,
                     f"{measured[name]:.1f} s",
                     f"{predicted[name]:.1f} s",
                     f"{(predicted[name] - measured[name]) / measured[name]:+.0%}",
+                    f"{unlimited[name]:.1f} s",
                 ]
                 for name in measured
             ],
@@ -536,6 +643,7 @@ def main() -> None:
         )
     rows = []
     limits = rate_limit_assumptions()
+    bound = rate_limit_bound(grid_shapes, limits)
     for name, layout in layouts:
         free = simulate(grid_shapes, costs, **layout)
         wall = simulate(grid_shapes, costs, **layout, rate_limits=limits)
@@ -543,7 +651,8 @@ def main() -> None:
     jobs, conversations = len(grid_shapes), sum(j.scenarios for j in grid_shapes)
     print(
         f"projection: experiment=paper_grid, {jobs} jobs, {conversations:,} job-conversations "
-        f"({estimate.calls:,} model calls: the judges of an agent share its conversations)"
+        f"({estimate.calls:,} model calls: the judges of an agent share its conversations); the rate limits alone "
+        f"take {bound / 3600:,.1f} h (the most loaded endpoint's calls or tokens ÷ its limit): no layout is faster"
     )
     print(
         _table(

@@ -2,13 +2,18 @@
 
     python benchmarks/load_stub.py --latency-ms 100                        # prints its port, serves until killed
     python benchmarks/load_stub.py --latency-ms 100 --model-latency-ms Qwen/Qwen3.5-9B=800 --record requests.jsonl
+    python benchmarks/load_stub.py --latency-ms 50 --model-limit gpt-5=600/200000   # 600 req/min, 200k tokens/min
 
 Serves the scripted support conversation of tests/support/openai_stub.py (about 12 agent, 5 user and 1 judge
 calls per conversation) with two changes for load: the caller's replies carry a tag derived from its own
 system prompt, so scenarios with different objectives give different transcripts (and the judge reads every
 one: no verdict is reused), and ``--record`` appends every request body, as received, to a JSON-lines file
 (the bodies benchmarks/throughput.py replays through bare litellm). Usage counts tokens (~4 characters each)
-and imitates OpenAI's prompt caching (``PromptCache``).
+and imitates OpenAI's prompt caching (``PromptCache``). ``--model-limit`` rate-limits one served model as a
+provider limits a key (tests/support/ratelimited_stub.py's buckets: one second's worth of burst; over a limit an
+immediate HTTP 429 with ``Retry-After: 1`` and OpenAI's ``x-ratelimit-*`` headers; answered requests carry none, so
+their usage keeps the prompt cache's counts), each model its own limits, so one stub serves a whole sweep's
+endpoints.
 """
 
 from __future__ import annotations
@@ -18,13 +23,15 @@ import hashlib
 import json
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.support.openai_stub import StubServer, conversation_script, request_role, text_reply  # noqa: E402
+from tests.support.openai_stub import RawReply, StubServer, conversation_script, request_role, text_reply  # noqa: E402
+from tests.support.ratelimited_stub import Bucket  # noqa: E402
 
 FILLER = "Thank you for bearing with me while I note the details of your request. "
 
@@ -53,18 +60,71 @@ def distinct_conversation_script(body: dict[str, Any], completion_tokens: dict[s
     return text_reply(_padded(reply["content"], tokens))
 
 
-class RecordingStub(StubServer):
-    """A stub that appends every request body to ``record`` (one JSON object per line)."""
+class ModelLimits:
+    """One served model's requests and tokens per minute (either None: absent), as token buckets."""
 
-    def __init__(self, record: TextIO | None, completion_tokens: dict[str, int] | None = None, **kwargs: Any) -> None:
+    def __init__(self, requests_per_minute: float | None, tokens_per_minute: float | None) -> None:
+        self.rpm, self.tpm = requests_per_minute, tokens_per_minute
+        self.requests = Bucket(self.rpm / 60, max(1.0, self.rpm / 60)) if self.rpm else None
+        self.tokens = Bucket(self.tpm / 60, self.tpm / 60) if self.tpm else None
+        self.lock = threading.Lock()
+        self.accepted = self.refused = 0
+
+    def admit(self, prompt_tokens: int) -> tuple[bool, dict[str, str]]:
+        """Take one request of ``prompt_tokens`` (True) or refuse it (False); the x-ratelimit-* headers either way."""
+        with self.lock:
+            now = time.monotonic()
+            wait = 0.0
+            for bucket, amount in ((self.requests, 1.0), (self.tokens, float(prompt_tokens))):
+                if bucket is not None:
+                    bucket.refill(now)
+                    wait = max(wait, bucket.seconds_until(amount))
+            if wait <= 0:
+                for bucket, amount in ((self.requests, 1.0), (self.tokens, float(prompt_tokens))):
+                    if bucket is not None:
+                        bucket.level -= amount
+                self.accepted += 1
+            else:
+                self.refused += 1
+            headers: dict[str, str] = {}
+            for name, bucket, per_minute in (("requests", self.requests, self.rpm), ("tokens", self.tokens, self.tpm)):
+                if bucket is not None and per_minute:
+                    headers[f"x-ratelimit-limit-{name}"] = str(int(per_minute))
+                    headers[f"x-ratelimit-remaining-{name}"] = str(int(max(0.0, bucket.level)))
+                    headers[f"x-ratelimit-reset-{name}"] = f"{max(0.0, bucket.burst - bucket.level) / bucket.rate:.3f}s"
+            return wait <= 0, headers
+
+
+RATE_LIMITED = {"error": {"message": "Rate limit reached for requests. Please try again in 1s.",
+                          "type": "requests", "code": "rate_limit_exceeded"}}
+
+
+class RecordingStub(StubServer):
+    """A stub that appends every request body to ``record`` (one JSON object per line), answers each model after
+    its latency and, for models in ``limits``, refuses what is over their rate limits before any latency."""
+
+    def __init__(self, record: TextIO | None, completion_tokens: dict[str, int] | None = None, *,
+                 latency_s: float = 0.0, model_latency_s: dict[str, float] | None = None,
+                 limits: dict[str, ModelLimits] | None = None, **kwargs: Any) -> None:
         self._record = record
         self._record_lock = threading.Lock()
+        latencies = model_latency_s or {}
 
-        def script(body: dict[str, Any]) -> dict[str, Any]:
+        def script(body: dict[str, Any]) -> Any:
             if self._record is not None:
                 line = json.dumps(body)
                 with self._record_lock:
                     self._record.write(line + "\n")
+            model = body.get("model", "")
+            limit = (limits or {}).get(model)
+            if limit is not None:
+                prompt = max(1, len(json.dumps(body.get("tools") or []) + json.dumps(body.get("messages", []))) // 4)
+                admitted, headers = limit.admit(prompt)
+                if not admitted:
+                    return RawReply(429, RATE_LIMITED, {"retry-after": "1", **headers})
+            latency = latencies.get(model, latency_s)
+            if latency:
+                time.sleep(latency)
             return distinct_conversation_script(body, completion_tokens)
 
         super().__init__(script, **kwargs)
@@ -91,6 +151,8 @@ def main() -> None:
     parser.add_argument("--completion-tokens", action="append", default=[], metavar="ROLE=TOKENS",
                         help="pad text replies of a role (agent, user, judge) to about this many tokens")
     parser.add_argument("--models", default="stub", help="comma-separated served names GET /v1/models lists")
+    parser.add_argument("--model-limit", action="append", default=[], metavar="SERVED_NAME=RPM[/TPM]",
+                        help="rate-limit one served model: requests (and tokens) per minute")
     parser.add_argument("--record", type=Path, help="append every request body to this JSON-lines file")
     parser.add_argument("--port", type=int, default=0)
     options = parser.parse_args()
@@ -100,7 +162,12 @@ def main() -> None:
         latencies[name] = float(value) / 1000
     completion = {role: int(n) for role, _, n in (item.partition("=") for item in options.completion_tokens)}
     record = options.record.open("a", buffering=1) if options.record else None
-    server = RecordingStub(record, completion, latency_s=options.latency_ms / 1000, model_latency_s=latencies,
+    limits = {}
+    for item in options.model_limit:
+        name, _, value = item.rpartition("=")
+        rpm, _, tpm = value.partition("/")
+        limits[name] = ModelLimits(float(rpm) if rpm else None, float(tpm) if tpm else None)
+    server = RecordingStub(record, completion, latency_s=options.latency_ms / 1000, model_latency_s=latencies, limits=limits,
                            port=options.port, prompt_cache=True, models=tuple(options.models.split(",")))
     print(server.port, flush=True)
     server._server.serve_forever()
