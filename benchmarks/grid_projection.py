@@ -121,11 +121,13 @@ def simulate(
     stub_cpu_per_call_s: float = 0.0,
     rate_limits: dict[str, dict[str, float]] | None = None,
     steps: int = 200_000,
+    burst_s: float = 0.0,
 ) -> float:
     """Seconds until the last job ends, jobs taken in order by free workers (fluid approximation).
     ``stub_cpu_per_call_s``: CPU another process on the same machine spends per call (the local stub's).
     ``rate_limits``: per litellm model, ``requests_per_minute`` / ``tokens_per_minute`` of the key the grid uses.
-    ``steps``: about how many time steps the run takes (the resolution)."""
+    ``steps``: about how many time steps the run takes (the resolution).
+    ``burst_s``: seconds of its rate a limit lets through at once after an idle spell (a token bucket's depth)."""
     pending = list(jobs)
     conversations_left = {job.agent: float(job.scenarios) for job in jobs}
     running: list[_Running] = []
@@ -135,6 +137,10 @@ def simulate(
     dt = max(1e-3, max(total, rate_limit_bound(jobs, rate_limits)) / steps)
     now = 0.0
     slots: dict[int, tuple[int, int]] = {}
+    rates_per_s = {(model, kind): float(limits[f"{kind}_per_minute"]) / 60
+                   for model, limits in (rate_limits or {}).items() for kind in ("requests", "tokens")
+                   if (limits or {}).get(f"{kind}_per_minute")}
+    credit = {resource: burst_s * rate for resource, rate in rates_per_s.items()}  # buckets start full
     while pending or running:
         while free and pending:
             node, worker = free.pop(0)
@@ -176,7 +182,11 @@ def simulate(
         share = {node: min(1.0, cores_per_node / d) if d > 0 else 1.0 for node, d in demand.items()}
         # Provider rate limits: the running jobs' calls to one endpoint (model + key) share its requests and
         # tokens per minute; a job runs at the pace of its most limited endpoint.
-        limited = endpoint_factors(rates, own_core, share, rate_limits)
+        used: dict[Any, float] = {}
+        limited = endpoint_factors(rates, own_core, share, rate_limits,
+                                   extra={r: c / dt for r, c in credit.items()}, used=used)
+        for resource, rate in rates_per_s.items():
+            credit[resource] = min(burst_s * rate, max(0.0, credit[resource] + (rate - used.get(resource, 0.0)) * dt))
         for item, rate, rolling in rates:
             if item.warmup_s > 0:
                 item.warmup_s -= dt * share[item.node]
@@ -198,6 +208,7 @@ def simulate(
 
 
 MIN_CPU_PER_CALL_S = 1e-4
+STUB_BURST_S = 1.0  # benchmarks/load_stub.py's buckets hold one second of their rate
 
 
 def rate_limit_bound(jobs: list[JobShape], rate_limits: dict[str, dict[str, float]] | None) -> float:
@@ -223,14 +234,16 @@ def rate_limit_bound(jobs: list[JobShape], rate_limits: dict[str, dict[str, floa
 
 
 def endpoint_factors(rates: list[Any], own_core: dict[int, float], share: dict[int, float],
-                     rate_limits: dict[str, dict[str, float]] | None) -> dict[int, float]:
+                     rate_limits: dict[str, dict[str, float]] | None, extra: dict[Any, float] | None = None,
+                     used: dict[Any, float] | None = None) -> dict[int, float]:
     """Per running job, the share of its unlimited pace that its endpoints' rate limits allow (1.0: none bind).
 
     Max-min fair and work-conserving (progressive filling): every job's pace rises together until a limit it
     uses is full; those jobs stay there and the rest keep rising. (Taking each job's most limited endpoint
     against everyone's *unthrottled* demand, as this did before, slowed a job on a free endpoint for calls that a
     throttled job would never send: the more jobs ran at once, the more capacity it wasted, so 85 SLURM nodes
-    projected slower than 17.)"""
+    projected slower than 17.) ``extra``: per (model, "requests" | "tokens"), rate a bucket's burst adds now;
+    ``used``: filled with the rate each resource is used at."""
     if not rate_limits:
         return {}
     # Per job, its demand on each limited resource (model, "requests" | "tokens") per second at full pace.
@@ -248,10 +261,15 @@ def endpoint_factors(rates: list[Any], own_core: dict[int, float], share: dict[i
             if limits.get("tokens_per_minute") and calls * tokens > 0:
                 needs[(model, "tokens")] = needs.get((model, "tokens"), 0.0) + calls * tokens
         demand[id(item)] = needs
-    capacity = {(model, kind): float(limits[f"{kind}_per_minute"]) / 60
+    capacity = {(model, kind): float(limits[f"{kind}_per_minute"]) / 60 + (extra or {}).get((model, kind), 0.0)
                 for model, limits in rate_limits.items() for kind in ("requests", "tokens")
                 if (limits or {}).get(f"{kind}_per_minute")}
-    return fair_shares(demand, capacity)
+    factors = fair_shares(demand, capacity)
+    if used is not None:
+        for consumer, needs in demand.items():
+            for resource, rate in needs.items():
+                used[resource] = used.get(resource, 0.0) + rate * factors.get(consumer, 1.0)
+    return factors
 
 
 def fair_shares(demand: dict[int, dict[Any, float]], capacity: dict[Any, float]) -> dict[int, float]:
@@ -469,6 +487,8 @@ def main() -> None:
             measured: dict[str, float] = {}
             outputs = work / "basic" / "outputs"
             (work / "basic").mkdir()
+            windows: dict[str, tuple[float, float]] = {}
+            opened = time.monotonic()
             measured["basic"], cpu = run_cli(
                 [
                     *sweep_args,
@@ -479,6 +499,7 @@ def main() -> None:
                 work / "basic",
                 env,
             )
+            windows["basic"] = (opened, time.monotonic())
             first = summaries(outputs / "multirun" / "first")
             cached_wall, cached_cpu = run_cli(
                 [
@@ -505,6 +526,7 @@ def main() -> None:
             startup_wall, startup_cpu = run_cli(["--help"], work, env)
             import_cpu = run_python(PRELOAD, env)
             (work / "parallel").mkdir()
+            opened = time.monotonic()
             measured["parallel × 2"], parallel_cpu = run_cli(
                 [
                     *sweep_args,
@@ -517,8 +539,10 @@ def main() -> None:
                 work / "parallel",
                 env,
             )
+            windows["parallel × 2"] = (opened, time.monotonic())
         finally:
             stub.terminate()
+            admitted = json.loads(stub.stdout.readline() or "{}")  # type: ignore[union-attr]
             _, _, stub_usage = os.wait4(stub.pid, 0)
         calls = sum(s["llm_calls"] for s in first)
         # The stub shares this machine's cores with the down-scaled runs (not with the real grid's): its CPU per
@@ -556,6 +580,7 @@ def main() -> None:
             process_per_job=False,
             stub_cpu_per_call_s=stub_cpu_per_call_s,
             rate_limits=check_limits,
+            burst_s=STUB_BURST_S,
         ),
         "parallel × 2": simulate(
             sample_shapes,
@@ -566,6 +591,7 @@ def main() -> None:
             process_per_job=False,
             stub_cpu_per_call_s=stub_cpu_per_call_s,
             rate_limits=check_limits,
+            burst_s=STUB_BURST_S,
         ),
     }
     limits_text = "; ".join(f"{m} {v.get('requests_per_minute', 0):,.0f} req/min" for m, v in check_limits.items())
@@ -589,6 +615,14 @@ def main() -> None:
                                 process_per_job=False, stub_cpu_per_call_s=stub_cpu_per_call_s)
                  for name, workers in (("basic", 1), ("parallel × 2", 2))}
     print(f"the stub's rate limits alone take {check_bound:.1f} s of the down-scaled grid (the most loaded endpoint)")
+    for name, (opened, closed) in windows.items():
+        for served_name, times in admitted.items():
+            accepted = [t for t in times["accepted"] if opened <= t <= closed]
+            refused = [t for t in times["refused"] if opened <= t <= closed]
+            if accepted:
+                span = max(accepted) - min(accepted)
+                print(f"  {name}: {served_name} admitted {len(accepted)} requests over {span:.1f} s "
+                      f"(from {min(accepted) - opened:.1f} s after the start), refused {len(refused)} (429)")
     print(
         _table(
             ["run", "measured wall", "model's prediction", "error", "prediction without the limits"],
@@ -646,7 +680,8 @@ def main() -> None:
     bound = rate_limit_bound(grid_shapes, limits)
     for name, layout in layouts:
         free = simulate(grid_shapes, costs, **layout)
-        wall = simulate(grid_shapes, costs, **layout, rate_limits=limits)
+        wall = simulate(grid_shapes, costs, **layout, rate_limits=limits,
+                        burst_s=float(ASSUMPTIONS.get("rate_limit_burst_s", 0.0)))
         rows.append([name, f"{wall / 3600:,.1f} h", f"{free / 3600:,.1f} h", f"{len(self_hosted) * wall / 3600:,.0f}"])
     jobs, conversations = len(grid_shapes), sum(j.scenarios for j in grid_shapes)
     print(

@@ -21,6 +21,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import signal
 import sys
 import threading
 import time
@@ -68,7 +70,8 @@ class ModelLimits:
         self.requests = Bucket(self.rpm / 60, max(1.0, self.rpm / 60)) if self.rpm else None
         self.tokens = Bucket(self.tpm / 60, self.tpm / 60) if self.tpm else None
         self.lock = threading.Lock()
-        self.accepted = self.refused = 0
+        self.accepted: list[float] = []  # time.monotonic() of each request admitted (the clock is the machine's)
+        self.refused: list[float] = []
 
     def admit(self, prompt_tokens: int) -> tuple[bool, dict[str, str]]:
         """Take one request of ``prompt_tokens`` (True) or refuse it (False); the x-ratelimit-* headers either way."""
@@ -83,9 +86,9 @@ class ModelLimits:
                 for bucket, amount in ((self.requests, 1.0), (self.tokens, float(prompt_tokens))):
                     if bucket is not None:
                         bucket.level -= amount
-                self.accepted += 1
+                self.accepted.append(now)
             else:
-                self.refused += 1
+                self.refused.append(now)
             headers: dict[str, str] = {}
             for name, bucket, per_minute in (("requests", self.requests, self.rpm), ("tokens", self.tokens, self.tpm)):
                 if bucket is not None and per_minute:
@@ -170,6 +173,13 @@ def main() -> None:
     server = RecordingStub(record, completion, latency_s=options.latency_ms / 1000, model_latency_s=latencies, limits=limits,
                            port=options.port, prompt_cache=True, models=tuple(options.models.split(",")))
     print(server.port, flush=True)
+
+    def stop(*_: Any) -> None:  # SIGTERM: one JSON line of when each limited model admitted and refused requests
+        print(json.dumps({name: {"accepted": limit.accepted, "refused": limit.refused}
+                          for name, limit in limits.items()}), flush=True)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
     server._server.serve_forever()
 
 

@@ -72,3 +72,14 @@ def test_more_nodes_never_slower_under_shared_limits() -> None:
     assert all(later <= earlier * 1.01 for earlier, later in itertools.pairwise(walls)), walls
     free = [simulate(jobs, _costs(), **_slurm(n), steps=20_000) for n in (1, 2, 4, 8)]
     assert all(later <= earlier * 1.01 for earlier, later in itertools.pairwise(free)), free
+
+
+def test_a_burst_shortens_a_limited_run_by_at_most_its_depth() -> None:
+    layout = {"nodes": 1, "workers_per_node": 1, "cores_per_node": 2.0, "process_per_job": False, "steps": 20_000}
+    jobs = [_job("a"), _job("b")]
+    limits = {"m": {"requests_per_minute": 300.0}}  # 5 calls/s: the jobs would make 9
+    plain = simulate(jobs, _costs(), **layout, rate_limits=limits)
+    burst = simulate(jobs, _costs(), **layout, rate_limits=limits, burst_s=5.0)
+    # Each job starts after an idle spell (its fixed cost, the imports): at most 5 s of calls sent at once each.
+    assert plain >= 400.0 * (1 - 1e-9)
+    assert plain - 2 * 5.0 * 1.01 <= burst < plain - 5.0
