@@ -7,6 +7,10 @@ global singletons; the app then hands back the job's core (skillbench/engine/inf
 up to ``max_jobs_in_flight`` cores side by side, each within the per-endpoint limiters all jobs share. Each job
 writes its own folder and summary and returns what it would under the basic launcher, so the sweep's end (report,
 outcome line, exit code), resume, budgets and Ctrl-C/SIGTERM behave as they do there.
+
+Per-process state is not per job while the cores run: ``hydra.job.env_set`` applies during a job's setup only, and
+with ``hydra.job.chdir=true`` the cores run in the sweep's working directory (the engine writes to absolute job
+folders, so neither changes what a job writes).
 """
 
 # No `from __future__ import annotations`: Hydra scans plugin modules before they are in sys.modules.
