@@ -45,13 +45,18 @@ def _padded(text: str, tokens: int) -> str:
 
 
 def distinct_conversation_script(body: dict[str, Any], completion_tokens: dict[str, int] | None = None) -> dict[str, Any]:
-    """The conversation script, with the caller's replies tagged by a hash of the caller's system prompt, and
-    text replies (the judge's explanation) padded to ``completion_tokens[role]`` tokens when given."""
+    """The conversation script, with the caller's replies tagged by a hash of the caller's system prompt, the
+    agent's text replies by its model, and text replies (the judge's explanation) padded to
+    ``completion_tokens[role]`` tokens when given."""
     reply = conversation_script(body)
     role = request_role(body)
     if role == "user":
         tag = hashlib.blake2b(body["messages"][0]["content"].encode(), digest_size=4).hexdigest()
         reply = text_reply(f"{reply['content']} My reference is {tag}.")
+    elif role == "agent" and reply.get("content") and not reply.get("tool_calls"):
+        # Each agent model its own words, so two agents' transcripts differ and a judge reads both (identical
+        # transcripts would share one verdict: half the judge calls of a real grid).
+        reply = text_reply(f"{reply['content']} ({body.get('model', 'stub')})")
     tokens = (completion_tokens or {}).get(role)
     if not tokens or not reply.get("content"):
         return reply
