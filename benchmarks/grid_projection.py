@@ -135,7 +135,10 @@ def simulate(
     started_workers: set[tuple[int, int]] = set()
     total = sum(j.scenarios * (j.conversation_s + j.judge_s) / max(1, j.rollout_slots) for j in jobs)
     dt = max(1e-3, max(total, rate_limit_bound(jobs, rate_limits)) / steps)
-    now = 0.0
+    # One sweep process (basic or fork launcher): it starts and imports once, on one core, before any job starts;
+    # every forked worker inherits it, so none starts earlier (the stub's clock: the first call came 3.2 s after
+    # the start with either launcher; this once let a second worker start at 0).
+    now = 0.0 if process_per_job else (costs.startup_s + costs.import_s) / max(min(1.0, cores_per_node), 1e-3)
     slots: dict[int, tuple[int, int]] = {}
     rates_per_s = {(model, kind): float(limits[f"{kind}_per_minute"]) / 60
                    for model, limits in (rate_limits or {}).items() for kind in ("requests", "tokens")
@@ -147,10 +150,6 @@ def simulate(
             warm = costs.fixed_per_job_s
             if process_per_job:  # a fresh interpreter per job (a SLURM array task)
                 warm += queue_wait_s + costs.startup_s + costs.import_s
-            elif (
-                not started_workers
-            ):  # the sweep's process starts and imports once; forked workers inherit it
-                warm += costs.startup_s + costs.import_s
             started_workers.add((node, worker))
             item = _Running(pending.pop(0), node, warm)
             running.append(item)

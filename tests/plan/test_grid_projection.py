@@ -83,3 +83,13 @@ def test_a_burst_shortens_a_limited_run_by_at_most_its_depth() -> None:
     # Each job starts after an idle spell (its fixed cost, the imports): at most 5 s of calls sent at once each.
     assert plain >= 400.0 * (1 - 1e-9)
     assert plain - 2 * 5.0 * 1.01 <= burst < plain - 5.0
+
+
+def test_forked_workers_start_after_the_sweep_process_has_imported() -> None:
+    # A second worker of the fork launcher inherits the parent's imports: it cannot start its job before them.
+    costs = Costs(cpu_per_call_s=0.0, fixed_per_job_s=0.0, fixed_per_sweep_s=0.0, startup_s=10.0, import_s=30.0)
+    one = {"nodes": 1, "cores_per_node": 2.0, "process_per_job": False, "steps": 20_000}
+    short = _job("a")
+    short.scenarios = 10
+    for workers in (1, 2):  # b, the long job, goes to the second worker: it ends no sooner than 40 s + its 110 s
+        assert simulate([short, _job("b")], costs, workers_per_node=workers, **one) >= (40.0 + 100 * 11 / 10) * (1 - 1e-9)
