@@ -111,12 +111,7 @@ class EnvironmentState:
 
     def next_id(self, collection: str, id_field: str, prefix: str) -> str:
         """``<prefix>-<n>``: n one past the collection's size, skipping ids already taken (as ``create`` does)."""
-        records = self.collections.get(collection, [])
-        taken = {str(record.get(id_field)) for record in records}
-        number = len(records) + 1
-        while f"{prefix}-{number}" in taken:
-            number += 1
-        return f"{prefix}-{number}"
+        return _fresh_id(self.collections.get(collection, []), id_field, prefix)
 
     # -- helpers shared by the operations ------------------------------------------------------
 
@@ -187,20 +182,20 @@ def _verify(state: EnvironmentState, effect: ToolEffect, arguments: Arguments, _
     return {"verified": True, **{field: clone(record[field]) for field in effect.returns if field in record}}
 
 
-def _fresh_id(records: list[dict[str, Any]], effect: ToolEffect) -> str:
+def _fresh_id(records: list[dict[str, Any]], id_field: str, prefix: str) -> str:
     # <prefix>-<n> with n one past the collection size, skipping ids the scenario already uses.
-    taken = {str(record.get(effect.id_field)) for record in records}
+    taken = {str(record.get(id_field)) for record in records}
     number = len(records) + 1
-    while f"{effect.id_prefix}-{number}" in taken:
+    while f"{prefix}-{number}" in taken:
         number += 1
-    return f"{effect.id_prefix}-{number}"
+    return f"{prefix}-{number}"
 
 
 def _create(state: EnvironmentState, effect: ToolEffect, arguments: Arguments, new_id: str | None) -> dict[str, Any]:
     records = state.records(effect, create=True)
     record: dict[str, Any] = {}
     if effect.id_field:
-        record[effect.id_field] = new_id or _fresh_id(records, effect)
+        record[effect.id_field] = new_id or _fresh_id(records, effect.id_field, effect.id_prefix)
     record.update(_written_fields(effect, arguments))
     records.append(record)
     return clone(record)
