@@ -155,6 +155,11 @@ def _edit_scenario(root: Path, file: str, scenario_id: str, change) -> None:
     path.write_text(yaml.safe_dump(data, sort_keys=False))
 
 
+def _assert_lint_reports(root: Path, expected: str) -> None:
+    problems = [str(p) for p in lint_benchmark(root).problems]
+    assert any(expected in p for p in problems), problems
+
+
 def test_a_gold_action_that_cannot_happen_stops_at_load(tmp_path: Path) -> None:
     root = _copy(tmp_path)
     _edit_scenario(root, "toolshed_return_tools.yaml", "ts-return-happy-01",
@@ -181,12 +186,9 @@ def test_lint_names_the_call_where_gold_actions_and_the_reference_conversation_d
     # The caller asks to return only the drill; the gold action still returns the drill and the sander.
     _edit_scenario(root, "toolshed_return_tools.yaml", "ts-return-happy-01",
                    lambda s: s["user_facts"].__setitem__("item_ids", ["T-104"]))
-    problems = [str(p) for p in lint_benchmark(root).problems]
-    assert any(
-        "ts-return-happy-01: gold actions and the reference conversation diverge: the reference conversation calls "
-        "loans.return_items(member_id='M-2041', loan_id='L-301', item_ids=['T-104']), which no gold action matches" in p
-        for p in problems
-    ), problems
+    _assert_lint_reports(root, "ts-return-happy-01: gold actions and the reference conversation diverge: the reference "
+                         "conversation calls loans.return_items(member_id='M-2041', loan_id='L-301', item_ids=['T-104']), "
+                         "which no gold action matches")
 
 
 def test_alternatives_and_requests_reach_the_prompts_and_read_back() -> None:
@@ -225,12 +227,9 @@ def test_a_target_state_the_reference_conversation_misses_is_reported_with_what_
     root = _copy(tmp_path)
     _edit_scenario(root, "toolshed_return_tools.yaml", "ts-return-happy-01", lambda s: s.__setitem__(
         "target_state", [{"collection": "items", "match": {"item_id": "T-311"}, "expect": {"status": "available"}}]))
-    problems = [str(p) for p in lint_benchmark(root).problems]
-    assert any(
-        "target_state[0] (items {'item_id': 'T-311'}) does not hold after the reference conversation; the reference "
-        "conversation wrote: loans.return_items(member_id='M-2041', loan_id='L-301', item_ids=['T-104', 'T-233'])" in p
-        for p in problems
-    ), problems
+    _assert_lint_reports(root, "target_state[0] (items {'item_id': 'T-311'}) does not hold after the reference conversation; "
+                         "the reference conversation wrote: loans.return_items(member_id='M-2041', loan_id='L-301', "
+                         "item_ids=['T-104', 'T-233'])")
 
 
 async def test_a_code_tool_answers_in_llm_mode_without_asking_the_model() -> None:
