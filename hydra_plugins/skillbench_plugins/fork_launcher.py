@@ -30,10 +30,9 @@ from pathlib import Path
 
 from hydra.core.config_store import ConfigStore
 from hydra.core.hydra_config import HydraConfig
-from hydra.core.utils import JobReturn, JobStatus, configure_log, filter_overrides, run_job, setup_globals
-from hydra.plugins.launcher import Launcher
-from hydra.types import HydraContext, TaskFunction
-from omegaconf import DictConfig, open_dict
+from hydra.core.utils import JobReturn, JobStatus, filter_overrides, run_job, setup_globals
+
+from hydra_plugins.skillbench_plugins._launch import SweepLauncher
 
 log = logging.getLogger(__name__)
 
@@ -50,19 +49,10 @@ class ForkLauncherConf:
 ConfigStore.instance().store(group="hydra/launcher", name="fork", node=ForkLauncherConf, provider="skillbench")
 
 
-def _job_config(launcher: "ForkLauncher", idx: int, overrides: list[str]) -> DictConfig:
-    assert launcher.hydra_context is not None and launcher.config is not None
-    sweep_config = launcher.hydra_context.config_loader.load_sweep_config(launcher.config, overrides)
-    with open_dict(sweep_config):
-        sweep_config.hydra.job.id = f"{sweep_config.hydra.job.name}_{idx}"
-        sweep_config.hydra.job.num = idx
-    return sweep_config
-
-
 def _run_one(launcher: "ForkLauncher", idx: int, overrides: list[str]) -> JobReturn:
     assert launcher.hydra_context is not None and launcher.task_function is not None
     setup_globals()
-    sweep_config = _job_config(launcher, idx, overrides)
+    sweep_config = launcher.job_config(idx, overrides)
     HydraConfig.instance().set_config(sweep_config)
     return run_job(hydra_context=launcher.hydra_context, config=sweep_config, task_function=launcher.task_function,
                    job_dir_key="hydra.sweep.dir", job_subdir_key="hydra.sweep.subdir")
@@ -97,7 +87,7 @@ def _lost(launcher: "ForkLauncher", idx: int, overrides: list[str], why: str) ->
     from skillbench.engine.results import JOB_ERROR_FILE
     from skillbench.store.artifacts import write_json_atomic
 
-    sweep = _job_config(launcher, idx, overrides).hydra.sweep
+    sweep = launcher.job_config(idx, overrides).hydra.sweep
     job_dir = Path(str(sweep.dir)) / str(sweep.subdir)
     message = f"job #{idx} ({' '.join(filter_overrides(overrides))}): {why}"
     if job_dir.is_dir():
@@ -109,23 +99,14 @@ def _lost(launcher: "ForkLauncher", idx: int, overrides: list[str], why: str) ->
     return ret
 
 
-class ForkLauncher(Launcher):
+class ForkLauncher(SweepLauncher):
     def __init__(self, n_jobs: int = -1, preload: str | None = None, while_workers_run: str | None = None) -> None:
         self.n_jobs = n_jobs
         self.preload = preload
         self.while_workers_run = while_workers_run
-        self.config: DictConfig | None = None
-        self.task_function: TaskFunction | None = None
-        self.hydra_context: HydraContext | None = None
-
-    def setup(self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig) -> None:
-        self.config, self.task_function, self.hydra_context = config, task_function, hydra_context
 
     def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[JobReturn]:
-        setup_globals()
-        assert self.config is not None
-        configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
-        Path(str(self.config.hydra.sweep.dir)).mkdir(parents=True, exist_ok=True)
+        sweep_dir = self.start_sweep()
         if self.preload:
             _call(self.preload)
         # Before fork, as the gc module advises: a worker's collections then never walk (and so copy) the parent's
@@ -133,8 +114,7 @@ class ForkLauncher(Launcher):
         gc.freeze()
         wanted = self.n_jobs if self.n_jobs > 0 else os.cpu_count() or 1
         count = max(1, min(len(job_overrides), wanted))
-        log.info("Forking %d worker(s) for %d job(s), sweep output dir: %s", count, len(job_overrides),
-                 self.config.hydra.sweep.dir)
+        log.info("Forking %d worker(s) for %d job(s), sweep output dir: %s", count, len(job_overrides), sweep_dir)
         for idx, overrides in enumerate(job_overrides):
             log.info("\t#%d : %s", initial_job_idx + idx, " ".join(filter_overrides(overrides)))
         pending = deque((initial_job_idx + idx, list(overrides)) for idx, overrides in enumerate(job_overrides))

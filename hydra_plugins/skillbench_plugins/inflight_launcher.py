@@ -17,13 +17,11 @@ folders, so neither changes what a job writes).
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from hydra.core.config_store import ConfigStore
-from hydra.core.utils import JobReturn, JobStatus, configure_log, filter_overrides, run_job, setup_globals
-from hydra.plugins.launcher import Launcher
-from hydra.types import HydraContext, TaskFunction
-from omegaconf import DictConfig, open_dict
+from hydra.core.utils import JobReturn, JobStatus, filter_overrides, run_job
+
+from hydra_plugins.skillbench_plugins._launch import SweepLauncher
 
 log = logging.getLogger(__name__)
 
@@ -38,24 +36,15 @@ ConfigStore.instance().store(group="hydra/launcher", name="inflight_base", node=
                              provider="skillbench")
 
 
-class InflightLauncher(Launcher):
+class InflightLauncher(SweepLauncher):
     def __init__(self, max_jobs_in_flight: int = 16) -> None:
         self.max_jobs_in_flight = max_jobs_in_flight
-        self.config: DictConfig | None = None
-        self.task_function: TaskFunction | None = None
-        self.hydra_context: HydraContext | None = None
-
-    def setup(self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig) -> None:
-        self.config, self.task_function, self.hydra_context = config, task_function, hydra_context
 
     def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[JobReturn]:
         from skillbench.engine.inflight import DeferredJob, deferred_jobs, run_deferred
 
-        setup_globals()
-        assert self.config is not None and self.hydra_context is not None and self.task_function is not None
-        configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
-        sweep_dir = Path(str(self.config.hydra.sweep.dir))
-        sweep_dir.mkdir(parents=True, exist_ok=True)
+        sweep_dir = self.start_sweep()
+        assert self.hydra_context is not None and self.task_function is not None
         at_once = self.max_jobs_in_flight if self.max_jobs_in_flight > 0 else len(job_overrides)
         log.info("Launching %d job(s), up to %d in flight in this process, sweep output dir: %s",
                  len(job_overrides), at_once, sweep_dir)
@@ -63,10 +52,7 @@ class InflightLauncher(Launcher):
         deferred: list[tuple[JobReturn, DeferredJob]] = []
         for idx, overrides in enumerate(job_overrides, start=initial_job_idx):
             log.info("\t#%d : %s", idx, " ".join(filter_overrides(overrides)))
-            sweep_config = self.hydra_context.config_loader.load_sweep_config(self.config, list(overrides))
-            with open_dict(sweep_config):
-                sweep_config.hydra.job.id = f"{sweep_config.hydra.job.name}_{idx}"
-                sweep_config.hydra.job.num = idx
+            sweep_config = self.job_config(idx, list(overrides))
             with deferred_jobs():
                 ret = run_job(hydra_context=self.hydra_context, task_function=self.task_function,
                               config=sweep_config, job_dir_key="hydra.sweep.dir", job_subdir_key="hydra.sweep.subdir")

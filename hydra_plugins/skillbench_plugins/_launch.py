@@ -1,0 +1,40 @@
+"""What skillbench's launchers share: Hydra's setup, the sweep's start, and one job's config.
+
+Its name starts with "_", so Hydra's plugin scan skips it; SweepLauncher leaves ``launch`` abstract, so it is no
+plugin of its own where a launcher module imports it.
+"""
+
+# No `from __future__ import annotations`: Hydra scans plugin modules before they are in sys.modules.
+from pathlib import Path
+
+from hydra.core.utils import configure_log, setup_globals
+from hydra.plugins.launcher import Launcher
+from hydra.types import HydraContext, TaskFunction
+from omegaconf import DictConfig, open_dict
+
+
+class SweepLauncher(Launcher):
+    config: DictConfig | None = None
+    task_function: TaskFunction | None = None
+    hydra_context: HydraContext | None = None
+
+    def setup(self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig) -> None:
+        self.config, self.task_function, self.hydra_context = config, task_function, hydra_context
+
+    def start_sweep(self) -> Path:
+        """Hydra's globals and logging as its basic launcher sets them up; the sweep's folder, made."""
+        setup_globals()
+        assert self.config is not None
+        configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
+        sweep_dir = Path(str(self.config.hydra.sweep.dir))
+        sweep_dir.mkdir(parents=True, exist_ok=True)
+        return sweep_dir
+
+    def job_config(self, idx: int, overrides: list[str]) -> DictConfig:
+        """Job ``idx``'s config: the sweep's with its overrides, its id and its number."""
+        assert self.hydra_context is not None and self.config is not None
+        sweep_config = self.hydra_context.config_loader.load_sweep_config(self.config, overrides)
+        with open_dict(sweep_config):
+            sweep_config.hydra.job.id = f"{sweep_config.hydra.job.name}_{idx}"
+            sweep_config.hydra.job.num = idx
+        return sweep_config
