@@ -209,9 +209,6 @@ class LabelAgreement:
     figures: dict[str, float | None]
     cis: dict[str, tuple[float | None, float | None]]
 
-    def value(self, name: str) -> float | None:
-        return self.figures[name]
-
 
 def _figures(tp: np.ndarray, fn: np.ndarray, fp: np.ndarray, tn: np.ndarray) -> dict[str, np.ndarray]:
     """The figures from (weighted) confusion counts, elementwise; NaN where undefined. tp: both fail; fn: the
