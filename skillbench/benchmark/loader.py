@@ -24,7 +24,13 @@ from skillbench.benchmark.schema import (
 from skillbench.benchmark.state import replay_actions
 from skillbench.benchmark.tool_code import code_tool_specs, load_tool_module
 from skillbench.benchmark.version import content_version
-from skillbench.core.errors import BenchmarkDataError, ToolError, first_cause_first, spelling_hint
+from skillbench.core.errors import (
+    BenchmarkDataError,
+    ToolError,
+    first_cause_first,
+    first_error,
+    spelling_hint,
+)
 from skillbench.core.yamlfile import describe_yaml_error, load_yaml
 
 PACKAGED_DIR = Path(__file__).parent / "data"
@@ -132,10 +138,9 @@ def check_typed_state(scenario: Scenario, typed: dict[str, tuple[type[BaseModel]
             try:
                 model.model_validate(record)
             except ValidationError as exc:
-                err = exc.errors()[0]
-                loc = ".".join(str(p) for p in err["loc"])
+                loc, message = first_error(exc)
                 raise BenchmarkDataError(
-                    f"{where}.initial_state.{collection}.{index}.{loc}': {err['msg']} (records of {collection!r} are "
+                    f"{where}.initial_state.{collection}.{index}.{loc}': {message} (records of {collection!r} are "
                     f"{model.__name__} in {module.name}). Fix: correct the record."
                 ) from None
 

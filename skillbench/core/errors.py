@@ -51,6 +51,12 @@ class ModelOutputError(SkillbenchError):
         self.usage = usage
 
 
+def first_error(exc: ValidationError) -> tuple[str, str]:
+    """The first validation error as (dotted field path, message): what a one-line user message names."""
+    err = exc.errors()[0]
+    return ".".join(str(p) for p in err["loc"]), err["msg"]
+
+
 def first_cause_first(exc: ValidationError) -> list[Any]:
     """Validation errors with unknown keys first: a misspelt key also shows up as a missing one."""
     return sorted(exc.errors(), key=lambda err: err["type"] != "extra_forbidden")

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from skillbench.config.schema import RunConfig
 from skillbench.core.collector import paused_gc
-from skillbench.core.errors import SkillbenchError
+from skillbench.core.errors import SkillbenchError, first_error
 from skillbench.core.jsonl import json_lines
 from skillbench.engine.results import (
     CONFIG_FILE,
@@ -275,8 +275,8 @@ def _check_summary(path: Path, rows: list[ResultRow], summary: JobSummary) -> li
 
 def _first_error(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        return f"field '{'.'.join(str(p) for p in err['loc'])}': {err['msg']}"
+        field, message = first_error(exc)
+        return f"field '{field}': {message}"
     return str(exc)
 
 

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.config.schema import PassRuleConfig
+from skillbench.core.errors import first_error
 from skillbench.core.plugins import load_plugins
 from skillbench.core.records import Rollout
 from skillbench.core.rubric import JudgeScores
@@ -88,10 +89,9 @@ def _validate(rule: dict[str, Any], origin: str) -> PassRuleConfig:
     try:
         validated = PassRuleConfig.model_validate(rule)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"])
+        field, message = first_error(exc)
         raise ReportError(
-            f"invalid pass rule ({origin}) at 'pass_rule.{field}': {err['msg']}. "
+            f"invalid pass rule ({origin}) at 'pass_rule.{field}': {message}. "
             f"Fix: pass a valid value, e.g. pass_rule.{field}=<value>."
         ) from None
     load_plugins()  # a plug-in's checks may be named
