@@ -30,7 +30,7 @@ from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED
 from skillbench.report.frame import job_labels, jobs_frame
 from skillbench.report.jobs import Job, ReportError, load_jobs
 from skillbench.report.panel_verdicts import panel_labels
-from skillbench.report.tables import markdown_table
+from skillbench.report.tables import markdown_table, pct
 
 DEFAULT_ALPHA = 0.05
 CORRECTION = "Holm (step-down, family = every agent pair × judge of this comparison)"
@@ -318,7 +318,7 @@ def compare_markdown(comparison: Comparison, max_flips: int = 5) -> str:
     lines += ["", "## Per pair and judge", ""]
     rows = [
         [
-            t.agent_a, t.agent_b, t.judge, str(t.scenarios), _pct(t.rate_a), _pct(t.rate_b),
+            t.agent_a, t.agent_b, t.judge, str(t.scenarios), pct(t.rate_a), pct(t.rate_b),
             "—" if t.difference is None else f"{t.difference * 100:+.1f}",
             "—" if t.ci_low is None else f"[{t.ci_low * 100:+.1f}, {t.ci_high * 100:+.1f}]",  # type: ignore[operator]
             str(len(t.a_better)), str(len(t.b_better)), _p(t.p_value), _p(t.p_adjusted), "yes" if t.significant else "no",
@@ -337,7 +337,7 @@ def compare_markdown(comparison: Comparison, max_flips: int = 5) -> str:
         lines.append(
             markdown_table(
                 [
-                    [str(r.rank), r.agent, _pct(r.pass_rate), "—" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}"]
+                    [str(r.rank), r.agent, pct(r.pass_rate), "—" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}"]
                     for r in c.ranking
                 ],
                 ["Rank", "Agent", "Pass %", f"Rank {c.level:.0%} interval"],
@@ -362,7 +362,3 @@ def _few(items: list[str], limit: int) -> str:
         return "none"
     shown = ", ".join(items[:limit])
     return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
-
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f}"

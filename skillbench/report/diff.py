@@ -13,7 +13,7 @@ from skillbench.engine.results import ResultRow
 from skillbench.report import stats
 from skillbench.report.frame import group_value, job_labels
 from skillbench.report.jobs import Job, load_jobs
-from skillbench.report.tables import markdown_table, md_escape
+from skillbench.report.tables import markdown_table, md_escape, pct
 
 # Config groups whose change can change results (the rest is plumbing: concurrency, timeouts, logs).
 COMPARED_GROUPS: tuple[str, ...] = ("agent", "judge", "user_sim", "mock", "pass_rule", "benchmark", "run")
@@ -317,10 +317,6 @@ def diff_runs(a: Path | str | list[Path | str], b: Path | str | list[Path | str]
     return diff_jobs(load_jobs(a_list), load_jobs(b_list), [str(p) for p in a_list], [str(p) for p in b_list])
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f}"
-
-
 def _unit(flip: Flip) -> str:
     return f"{flip.scenario_id} (trial {flip.trial})" if flip.trial else flip.scenario_id
 
@@ -346,8 +342,8 @@ def diff_markdown(diff: RunDiff, max_flips: int = 50) -> str:
             c.agent,
             c.judge,
             c.presence,
-            _pct(c.pass_rate_a),
-            _pct(c.pass_rate_b),
+            pct(c.pass_rate_a),
+            pct(c.pass_rate_b),
             "—" if c.delta is None else f"{c.delta * 100:+.1f}",
             c.shared,
             c.a_pass_b_fail,
