@@ -18,7 +18,7 @@ import pandas as pd
 
 from skillbench.report.build import ReportContext
 from skillbench.report.model import GroupRate
-from skillbench.report.stats import ratio_draws_many
+from skillbench.report.stats import holm, ratio_draws_many
 from skillbench.report.tables import Table, ci, pct, report_table
 
 ALPHA = 0.05
@@ -31,17 +31,6 @@ TEST_NOTE = (
     "judge, Holm-adjusted over the {groups} of that agent × judge; ▼ where the adjusted p < 0.05. CIs: percentile "
     "bootstrap over scenarios (the report's draws). n: scored rows (judge and infrastructure errors left out)."
 )
-
-
-def holm(p_values: list[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (monotone, capped at 1), in the input order."""
-    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
-    adjusted = [1.0] * len(p_values)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted
 
 
 def worse_p(passes: int, n: int, rest_passes: int, rest_n: int) -> float:

@@ -95,18 +95,6 @@ class Comparison(CompareRecord):
     notes: list[str] = Field(default_factory=list)
 
 
-def holm(p_values: list[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (monotone, capped at 1), in the input order."""
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    adjusted = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted
-
-
 def side_labels(groups: list[list[Job]], sources: list[str]) -> dict[Path, tuple[str, str]]:
     """(agent, judge) label per job; an agent label found in several of the given folders gets ``@<folder>``
     appended, so two runs of the same agent are two sides of the comparison."""
@@ -191,7 +179,7 @@ def compare_frame(
                 a_better=a_better, b_better=b_better, p_value=stats.mcnemar_exact(len(a_better), len(b_better)),
             )
         )  # fmt: skip
-    for test, adjusted in zip(tests, holm([t.p_value for t in tests if t.p_value is not None]), strict=True):
+    for test, adjusted in zip(tests, stats.holm([t.p_value for t in tests if t.p_value is not None]), strict=True):
         test.p_adjusted = adjusted
         test.significant = adjusted < alpha and bool(test.a_better or test.b_better)
     trials = int(frame.groupby(["agent_label", "judge_label", "scenario_id"]).size().max())

@@ -191,6 +191,16 @@ def ratio_draws_many(weights: np.ndarray, numerators: np.ndarray, denominators: 
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
+def holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (monotone, capped at 1), in the input order."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [1.0] * len(p_values)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
 # Agreement of a verdict with a reference label (people's pass/fail), with the planted-defect lab's figures. The
 # positive class is a failure, as in the lab: sensitivity = share of the reference's failures the verdict also
 # fails, specificity = share of the reference's passes it also passes.

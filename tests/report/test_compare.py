@@ -9,7 +9,8 @@ import pytest
 
 from skillbench.cli import main as cli_main
 from skillbench.engine import run_job
-from skillbench.report.compare import compare_runs, holm
+from skillbench.report.compare import compare_runs
+from skillbench.report.stats import holm
 from tests.conftest import compose_config
 from tests.support.nonempty import nonempty
 
