@@ -30,7 +30,6 @@ from skillbench.engine.progress import Progress
 from skillbench.store import write_json_atomic
 
 SPENDING_FILE = "spending.json"  # a running job's spend so far, for the other jobs of its sweep
-_WRITE_EVERY_S = 0.0  # every paid call: a sibling job must see it before its own next call
 _OTHERS_EVERY_S = 0.05  # the siblings' files are read at most this often (a sweep may have many)
 
 
@@ -51,7 +50,6 @@ class BudgetGuard:
         self._finished_cost = 0.0
         self._others = 0.0
         self._others_at = -1.0
-        self._written_at = -1.0
 
     # ------------------------------------------------------------------------------------------ the spend
     def others(self) -> float:
@@ -81,8 +79,7 @@ class BudgetGuard:
     # ------------------------------------------------------------------------------------------ the hooks
     def observed(self) -> None:
         """After every request (``Progress`` calls it): note the spend; at the cap, stop what is in flight."""
-        if self.job_dir is not None and time.monotonic() - self._written_at >= _WRITE_EVERY_S:
-            self.write_spending()
+        self.write_spending()  # every call: a sibling job must see it before its own next call
         if self.spent() >= self.budget_usd and not self.reached.is_set():
             self.reached.set()
             self.changed.set()
@@ -90,7 +87,6 @@ class BudgetGuard:
     def write_spending(self) -> None:
         if self.job_dir is None:
             return
-        self._written_at = time.monotonic()
         with contextlib.suppress(OSError):
             write_json_atomic(self.job_dir / SPENDING_FILE, {"spent_usd": self.progress.cost_usd})
 
