@@ -85,7 +85,7 @@ def run_deferred(jobs: Sequence[DeferredJob], max_in_flight: int) -> list[Any]:
     results: list[Any] = [None] * len(jobs)
     started: set[int] = set()
     interrupted: list[int] = []
-    slots = asyncio.Semaphore(max(1, max_in_flight)) if max_in_flight > 0 else asyncio.Semaphore(len(jobs) or 1)
+    slots = asyncio.Semaphore(max(1, max_in_flight if max_in_flight > 0 else len(jobs)))
 
     async def one(index: int) -> None:
         job = jobs[index]
