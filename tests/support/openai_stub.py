@@ -168,10 +168,31 @@ class PromptCache:
         return {"prompt_tokens": prompt_tokens, "cached_tokens": cached if cached >= self.MINIMUM_TOKENS else 0}
 
 
-class _Server(ThreadingHTTPServer):
+class StubHTTPServer(ThreadingHTTPServer):
     # The listen backlog is fixed when the socket opens; the default of 5 drops connections under load.
     request_queue_size = 1024
     daemon_threads = True
+
+
+class JsonHandler(BaseHTTPRequestHandler):
+    """A quiet keep-alive handler that answers JSON, as the stub servers share."""
+
+    protocol_version = "HTTP/1.1"  # keep-alive, as real inference servers do
+
+    def log_message(self, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def send_json(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
+        try:
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout): as a real server
+            pass
 
 
 class StubServer:
@@ -197,19 +218,10 @@ class StubServer:
         self._lock = threading.Lock()
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"  # keep-alive, as real inference servers do
-
-            def log_message(self, *args: Any) -> None:  # keep test output clean
-                pass
-
+        class Handler(JsonHandler):
             def do_GET(self) -> None:
-                payload = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in stub.models]})
-                self.send_response(200 if self.path.rstrip("/").endswith("/models") else 404)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload.encode())
+                payload = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in stub.models]}).encode()
+                self.send_json(200 if self.path.rstrip("/").endswith("/models") else 404, payload, {})
 
             def do_POST(self) -> None:
                 with stub._lock:
@@ -271,18 +283,9 @@ class StubServer:
                                 **({"system_fingerprint": stub.fingerprint} if stub.fingerprint else {}),
                             }
                         ).encode()
-                try:
-                    self.send_response(status)
-                    for name, value in headers.items():
-                        self.send_header(name, value)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout): as a real server
-                    pass
+                self.send_json(status, payload, headers)
 
-        self._server = _Server(("127.0.0.1", port), Handler)
+        self._server = StubHTTPServer(("127.0.0.1", port), Handler)
         self.port = self._server.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
 

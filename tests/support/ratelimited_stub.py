@@ -17,10 +17,9 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.support.openai_stub import conversation_script
+from tests.support.openai_stub import JsonHandler, StubHTTPServer, conversation_script
 
 Script = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -42,11 +41,6 @@ class Bucket:
 
     def seconds_until(self, amount: float) -> float:
         return max(0.0, (min(amount, self.burst) - self.level) / self.rate)
-
-
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 1024
-    daemon_threads = True
 
 
 class RateLimitedStub:
@@ -71,34 +65,16 @@ class RateLimitedStub:
         self._lock = threading.Lock()
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
+        class Handler(JsonHandler):
             def do_GET(self) -> None:
                 payload = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in stub.models]}).encode()
-                self._send(200 if self.path.rstrip("/").endswith("/models") else 404, payload, {})
+                self.send_json(200 if self.path.rstrip("/").endswith("/models") else 404, payload, {})
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-                status, payload, headers = stub.answer(body)
-                self._send(status, payload, headers)
+                self.send_json(*stub.answer(body))
 
-            def _send(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
-                try:
-                    self.send_response(status)
-                    for name, value in headers.items():
-                        self.send_header(name, value)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-        self._server = _Server(("127.0.0.1", port), Handler)
+        self._server = StubHTTPServer(("127.0.0.1", port), Handler)
         self.port = self._server.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
 
