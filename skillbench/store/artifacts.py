@@ -17,6 +17,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from skillbench.store.ownership import lock_held
+
 M = TypeVar("M", bound=BaseModel)
 
 # Durable writes (fsync: milliseconds each) run here, off the event loop, so no conversation waits on
@@ -160,22 +162,7 @@ class ArtifactStore:
     def being_produced(self, kind: str, key: str) -> bool:
         """Whether another producer (another process, or another task of this one) holds ``key``'s lock
         now, with no artifact stored yet. A hint for scheduling only: the answer may change at once."""
-        lock_path = self.lock_path(kind, key)
-        if self.path(kind, key).exists():
-            return False
-        try:
-            fd = os.open(lock_path, os.O_RDWR)
-        except FileNotFoundError:
-            return False  # nobody has ever produced it
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        else:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            return False
-        finally:
-            os.close(fd)
+        return not self.path(kind, key).exists() and lock_held(self.lock_path(kind, key))
 
     @contextlib.asynccontextmanager
     async def _exclusive(self, kind: str, key: str) -> AsyncIterator[None]:

@@ -61,8 +61,9 @@ def _read_owner(lock_path: Path) -> Owner | None:
         return None
 
 
-def _held(lock_path: Path) -> bool:
-    """Whether some live process holds ``lock_path``'s lock (probed without taking it for long)."""
+def lock_held(lock_path: Path) -> bool:
+    """Whether some live process (or another open file of this one) holds ``lock_path``'s ``flock`` now
+    (probed without taking it for long); False if the file is missing."""
     try:
         fd = os.open(lock_path, os.O_RDONLY)
     except OSError:
@@ -85,7 +86,7 @@ def live_owner(folder: str | Path) -> tuple[Path, Owner | None] | None:
     here = Path(os.path.abspath(folder))
     for candidate in (here, *here.parents):
         lock_path = candidate / LOCK_FILE
-        if lock_path.exists() and _held(lock_path):
+        if lock_held(lock_path):
             return candidate, _read_owner(lock_path)
     return None
 
