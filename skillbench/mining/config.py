@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -84,12 +84,21 @@ class ModelStage(Part):
     model: ModelConfig | None = Field(None, description="llm: the model, configured like the engine's models; "
                                                         "model.prompt_template picks the prompt version.")
 
-    def _needs_model(self, kind: str, kinds: set[str], where: str) -> None:
-        if kind in kinds and self.model is None:
-            raise ValueError(f"{where}.model is required when {where}.kind is {kind}")
+    stage: ClassVar[str]  # the option group's name, for messages
+    model_kinds: ClassVar[frozenset[str]]  # the kinds that call a model, so need one
+
+    @model_validator(mode="after")
+    def _needs_model(self) -> Self:
+        kind = self.kind  # type: ignore[attr-defined]  # every stage declares its kinds
+        if kind in self.model_kinds and self.model is None:
+            raise ValueError(f"{self.stage}.model is required when {self.stage}.kind is {kind}")
+        return self
 
 
 class RepresentativeConfig(ModelStage):
+    stage = "representative"
+    model_kinds = frozenset({"llm"})
+
     name: str = Field(description="Option name.")
     kind: Literal["medoid", "llm"] = Field("medoid", description="medoid: the member closest on average to the others; "
                                                                  "llm: a model writes it from the members' sequences.")
@@ -98,37 +107,28 @@ class RepresentativeConfig(ModelStage):
                                                    "(conversation order), not all: n x N edit distances instead of n squared.")
     max_sequences: int = Field(20, ge=1, description="llm: the most common member sequences shown to the model.")
 
-    @model_validator(mode="after")
-    def _model(self) -> RepresentativeConfig:
-        self._needs_model(self.kind, {"llm"}, "representative")
-        return self
-
 
 class SkillWriterConfig(ModelStage):
+    stage = "skill_writer"
+    model_kinds = frozenset({"llm"})
+
     name: str = Field(description="Option name.")
     kind: Literal["deterministic", "llm"] = Field("deterministic", description="Offline writer from workflow + catalogue, "
                                                                                "or a model (per-transcript, then merged).")
     max_facts: int = Field(4, ge=0, description="Most caller facts a skill collects.")
     samples: int = Field(10, ge=1, description="llm: transcripts per cluster the model writes instructions from.")
 
-    @model_validator(mode="after")
-    def _model(self) -> SkillWriterConfig:
-        self._needs_model(self.kind, {"llm"}, "skill_writer")
-        return self
-
 
 class FilterConfig(ModelStage):
+    stage = "filter"
+    model_kinds = frozenset({"llm_judge"})
+
     name: str = Field(description="Option name.")
     kind: Literal["basic", "llm_judge"] = Field("basic", description="basic: support and tool steps; llm_judge: also a "
                                                                      "model that fixes logic/compliance errors and drops poor skills.")
     min_support: int = Field(3, ge=1, description="Drop clusters with fewer transcripts.")
     min_tool_steps: int = Field(1, ge=0, description="Drop skills with fewer lookup/act steps.")
     min_quality: int = Field(3, ge=1, le=5, description="llm_judge: drop skills the judge rates lower (1-5).")
-
-    @model_validator(mode="after")
-    def _model(self) -> FilterConfig:
-        self._needs_model(self.kind, {"llm_judge"}, "filter")
-        return self
 
 
 class ScenarioWriterConfig(Part):
