@@ -37,14 +37,19 @@ def child_pids() -> list[int]:
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    fields = handle.read().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == me:
+            fields = _stat(int(entry))
+            if fields is not None and int(fields[1]) == me:
                 children.append(int(entry))
     return children
+
+
+def _stat(pid: int) -> list[bytes] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (state, ppid, ...); None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
 
 
 def wait_for_children(timeout_s: float = 120.0) -> None:
@@ -61,11 +66,8 @@ def wait_for_children(timeout_s: float = 120.0) -> None:
 
 
 def _zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-    except OSError:
-        return True
+    fields = _stat(pid)
+    return fields is None or fields[0] == b"Z"
 
 
 def install_sigterm(*, forward: bool = False) -> None:
