@@ -108,11 +108,12 @@ class ReportCallback(Callback):
 
 def _write_panels(folder: Path) -> None:
     """A sweep whose pass rule sets ``panel`` gets its panel columns as job folders (a vote, no model call)."""
-    from skillbench.report.jobs import load_jobs
-    from skillbench.report.panel_verdicts import panel_jobs, write_panel_jobs
+    from skillbench.report.jobs import load_jobs, write_job
+    from skillbench.report.panel_verdicts import panel_jobs
 
     panels = panel_jobs(load_jobs([folder]), folder)
-    write_panel_jobs(panels)
+    for panel in panels:
+        write_job(panel)
     if panels:
         log.info("panel verdicts: %d panel column(s) written to %s", len(panels), folder)
 

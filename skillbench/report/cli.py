@@ -151,7 +151,7 @@ def rescore_main(argv: list[str]) -> int:
     _report_options(parser)
     args = parser.parse_intermixed_args(argv)  # overrides may follow --recheck
     from skillbench.report.build import build_report
-    from skillbench.report.jobs import load_jobs
+    from skillbench.report.jobs import load_jobs, write_job
     from skillbench.report.rescore import compare, own_rules, rescore_jobs, resolve_rules, slug, write_jobs
     from skillbench.report.write import default_out, markdown, write_report
 
@@ -171,10 +171,11 @@ def rescore_main(argv: list[str]) -> int:
     print(f"Rescoring {len(jobs)} job(s) with pass rule {', '.join(names)}. No model calls: {source}.")
     rescored = rescore_jobs(jobs, rules, out / RESCORED_JOBS_DIR, recheck=args.recheck)
     write_jobs(rescored, {new.path: old.path for old, new in zip(jobs, rescored, strict=True)})
-    from skillbench.report.panel_verdicts import panel_jobs, write_panel_jobs
+    from skillbench.report.panel_verdicts import panel_jobs
 
     panels = panel_jobs(rescored, out / RESCORED_JOBS_DIR)  # pass_rule.panel: a column per agent, no model call
-    write_panel_jobs(panels)
+    for panel in panels:
+        write_job(panel)
     if panels:
         print(f"Panel verdicts: {len(panels)} panel column(s) ({', '.join(sorted({p.judge for p in panels}))}).")
     report, frame = build_report(

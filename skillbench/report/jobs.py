@@ -177,6 +177,15 @@ def _normalise(config: dict[str, Any]) -> dict[str, Any]:
         return config
 
 
+def write_job(job: Job) -> None:
+    """Write a job folder :func:`load_job` reads back: config.json, results.jsonl and summary.json (when it has one)."""
+    job.path.mkdir(parents=True, exist_ok=True)
+    (job.path / CONFIG_FILE).write_text(json.dumps(job.config, indent=2))
+    (job.path / RESULTS_FILE).write_text("".join(row.model_dump_json() + "\n" for row in job.rows))
+    if job.summary is not None:
+        (job.path / SUMMARY_FILE).write_text(job.summary.model_dump_json(indent=2))
+
+
 def load_job(path: Path) -> Job:
     """Read one job folder. Never raises for damaged content: problems are recorded on the Job."""
     problems: list[str] = []

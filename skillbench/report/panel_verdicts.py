@@ -24,10 +24,7 @@ from typing import Any
 
 from skillbench.config.schema import PassRuleConfig
 from skillbench.engine.results import (
-    CONFIG_FILE,
     HUMAN_JUDGE,
-    RESULTS_FILE,
-    SUMMARY_FILE,
     JobSummary,
     ResultRow,
     pass_counts,
@@ -154,16 +151,6 @@ def panel_jobs(jobs: list[Job], out: Path) -> list[Job]:
             + ". Fix: give the runs of the other judges too, or name them in pass_rule.panel_judges"
         )
     return panels
-
-
-def write_panel_jobs(panels: list[Job]) -> None:
-    """Write panel job folders: config.json, results.jsonl, summary.json (what load_job reads back)."""
-    for job in panels:
-        job.path.mkdir(parents=True, exist_ok=True)
-        (job.path / CONFIG_FILE).write_text(json.dumps(job.config, indent=2))
-        (job.path / RESULTS_FILE).write_text("".join(row.model_dump_json() + "\n" for row in job.rows))
-        assert job.summary is not None
-        (job.path / SUMMARY_FILE).write_text(job.summary.model_dump_json(indent=2))
 
 
 @report_table("panel_agreement", title="Panel verdicts — agreement of each panel with its members", order=55)

@@ -28,8 +28,6 @@ from skillbench.core.records import Rollout
 from skillbench.core.rubric import JudgeScores
 from skillbench.engine.results import (
     CONFIG_FILE,
-    RESULTS_FILE,
-    SUMMARY_FILE,
     JobSummary,
     ResultRow,
     pass_counts,
@@ -37,7 +35,7 @@ from skillbench.engine.results import (
 from skillbench.engine.summary import path_breakdown, rows_checks_version, rule_pass_rate, trial_estimates
 from skillbench.evaluation.checks import RULE_CHECKS, rule_checks_version, run_rule_checks
 from skillbench.evaluation.pass_rule import decide, rule_based_pass
-from skillbench.report.jobs import Job, ReportError
+from skillbench.report.jobs import Job, ReportError, write_job
 from skillbench.report.transcripts import ROLLOUTS_DIR, TranscriptFinder, store_candidates
 
 CONFIG_MODULE = "skillbench.conf"
@@ -285,11 +283,7 @@ def rescore_jobs(
 def write_jobs(jobs: list[Job], sources: dict[Path, Path]) -> None:
     """Write rescored job folders (config.json, results.jsonl, summary.json only when the original had one)."""
     for job in jobs:
-        job.path.mkdir(parents=True, exist_ok=True)
-        (job.path / CONFIG_FILE).write_text(json.dumps(job.config, indent=2))
-        (job.path / RESULTS_FILE).write_text("".join(row.model_dump_json() + "\n" for row in job.rows))
-        if job.summary is not None:
-            (job.path / SUMMARY_FILE).write_text(job.summary.model_dump_json(indent=2))
+        write_job(job)
         (job.path / MARKER_FILE).write_text(json.dumps({"rescored_from": str(sources[job.path])}, indent=2))
 
 
