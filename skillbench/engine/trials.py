@@ -13,7 +13,7 @@ pass@k = 1 − C(n − c, k) / C(n, k), the chance that at least one of them pas
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from math import comb
 
 
@@ -56,11 +56,14 @@ def task_counts(verdicts: Iterable[tuple[str, bool | None]]) -> dict[str, tuple[
 
 def mean_pass_hat_k(counts: dict[str, tuple[int, int]], k: int) -> float | None:
     """pass^k over tasks: the mean of C(c,k)/C(n,k) over tasks with n ≥ k scored trials (None if none has)."""
-    values = [pass_hat_k(n, c, k) for n, c in counts.values() if n >= k]
-    return sum(values) / len(values) if values else None
+    return _mean_over_tasks(pass_hat_k, counts, k)
 
 
 def mean_pass_at_k(counts: dict[str, tuple[int, int]], k: int) -> float | None:
     """pass@k over tasks: the mean of 1 − C(n−c,k)/C(n,k) over tasks with n ≥ k scored trials."""
-    values = [pass_at_k(n, c, k) for n, c in counts.values() if n >= k]
+    return _mean_over_tasks(pass_at_k, counts, k)
+
+
+def _mean_over_tasks(estimator: Callable[[int, int, int], float], counts: dict[str, tuple[int, int]], k: int) -> float | None:
+    values = [estimator(n, c, k) for n, c in counts.values() if n >= k]
     return sum(values) / len(values) if values else None

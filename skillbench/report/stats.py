@@ -201,6 +201,7 @@ def holm(p_values: list[float]) -> list[float]:
         adjusted[i] = running
     return adjusted
 
+
 # Agreement of a verdict with a reference label (people's pass/fail), with the planted-defect lab's figures. The
 # positive class is a failure, as in the lab: sensitivity = share of the reference's failures the verdict also
 # fails, specificity = share of the reference's passes it also passes.
