@@ -152,19 +152,23 @@ class PlanCallback(Callback):
         when a live process owns it, or when it holds finished results of another configuration (moved aside
         instead with run.overwrite=true). Whatever the launcher: the sweep's own jobs write under this owner."""
         from skillbench.store.finished import move_aside, refusal, run_conflict, sweep_conflict
-        from skillbench.store.ownership import FolderBusy, claim
+        from skillbench.store.ownership import FolderBusy, FolderClaim, claim
 
         option = "hydra.sweep.dir" if multirun else "hydra.run.dir"
         folder = Path(str(OmegaConf.select(master, option)))
         kind = "sweep" if multirun else "run"
         sweep_size = (int(os.environ.get(SWEEP_JOBS_ENV) or 0) or None) if multirun else None
-        try:
-            owned = claim(folder, kind, option=option, planned=sweep_size)
-        except FolderBusy as exc:
-            _refuse([str(exc)])
-        except OSError as exc:
-            _refuse([f"cannot write the output folder {folder}: {exc.strerror or exc}. Fix: free space or fix its "
-                     f"permissions, or choose another folder ({option}=<folder>)."])
+
+        def own() -> FolderClaim:
+            try:
+                return claim(folder, kind, option=option, planned=sweep_size)
+            except FolderBusy as exc:
+                _refuse([str(exc)])
+            except OSError as exc:
+                _refuse([f"cannot write the output folder {folder}: {exc.strerror or exc}. Fix: free space or fix its "
+                         f"permissions, or choose another folder ({option}=<folder>)."])
+
+        owned = own()
         if not owned.created:
             if jobs is None:  # the preflight was skipped: compose the jobs to compare them with what is there
                 from skillbench.plan.sweep import compose_jobs, plan_jobs
@@ -182,10 +186,7 @@ class PlanCallback(Callback):
                     _refuse([refusal(problem, option=option)])
                 aside = move_aside(folder)
                 owned.release()
-                try:
-                    owned = claim(folder, kind, option=option, planned=sweep_size)
-                except FolderBusy as exc:
-                    _refuse([str(exc)])
+                owned = own()
                 _say(f"skillbench: run.overwrite=true: the earlier results in {folder} were moved to {aside} "
                      "(nothing deleted).")
         self._claim = owned
