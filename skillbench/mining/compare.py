@@ -33,7 +33,7 @@ from skillbench.mining.cli import load_config
 from skillbench.mining.pipeline import FILES, MiningRun
 from skillbench.mining.records import Workflow
 from skillbench.mining.represent import collapse, similarity
-from skillbench.store.artifacts import write_json_atomic
+from skillbench.store import write_json_atomic
 
 log = logging.getLogger("skillbench.mining")
 AGENTS = ("sim_careful", "sim_sloppy", "sim_reckless")

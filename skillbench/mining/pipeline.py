@@ -52,8 +52,7 @@ from skillbench.mining.skillwriter import (
 )
 from skillbench.models.client import ClientPool
 from skillbench.models.lazy import LazyClient
-from skillbench.store import ArtifactStore, content_hash
-from skillbench.store.artifacts import write_json_atomic
+from skillbench.store import ArtifactStore, content_hash, write_json_atomic
 
 log = logging.getLogger("skillbench.mining")
 M = TypeVar("M", bound=BaseModel)

@@ -47,6 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillbench.core.files import write_text_atomic
+
 POLL_S = 0.05  # how often the head waiter re-reads a shared state it cannot be woken by (other processes)
 SLOW_START = 2.0  # the first limit of an endpoint never seen
 MAX_PAUSE_S = 120.0  # a single pause asked for by the provider, at most (the patience bounds the whole wait)
@@ -304,9 +306,7 @@ class _FileState:
             if not self.settings.adaptive:
                 state["limit"] = float(self.settings.ceiling)
             yield state
-            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(state), encoding="utf-8")
-            os.replace(tmp, self.path)
+            write_text_atomic(self.path, json.dumps(state))
         finally:
             os.close(fd)  # closing releases the lock
 

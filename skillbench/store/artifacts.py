@@ -6,10 +6,8 @@ import asyncio
 import contextlib
 import fcntl
 import hashlib
-import json
 import logging
 import os
-import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -17,6 +15,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from skillbench.core.files import temp_beside
 from skillbench.store.ownership import lock_held
 
 M = TypeVar("M", bound=BaseModel)
@@ -26,22 +25,9 @@ M = TypeVar("M", bound=BaseModel)
 _WRITER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="skillbench-store-writer")
 
 
-def _temp_beside(path: Path) -> tuple[int, str]:
-    """A new temporary file next to ``path`` (same folder, so the rename is atomic), open for writing. Created with
-    mode 0666 less the umask, as ``Path.write_text`` creates a file: mkstemp's 0600 would leave every atomically
-    written output (summary.json, lab.json, artifacts) readable by its owner only, unlike the files beside it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    while True:
-        tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
-        try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), str(tmp)
-        except FileExistsError:  # another writer drew the same name: draw again
-            continue
-
-
 def _write_durable(path: Path, data: bytes) -> None:
     """Temp file in the same folder → fsync → rename: ``path`` is absent or whole, even after a kill."""
-    fd, tmp = _temp_beside(path)
+    fd, tmp = temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -211,29 +197,3 @@ class ArtifactStore:
             return artifact, False
 
 
-def write_json_atomic(path: Path, data: object) -> None:
-    """Write JSON to ``path`` via a temporary file and rename, so the file is whole or absent."""
-    fd, tmp = _temp_beside(path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False, default=str)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and rename: whole or absent; no temporary file is left behind
-    when the write fails (a full disk)."""
-    fd, tmp = _temp_beside(path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
