@@ -14,7 +14,7 @@ from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 from tabulate import tabulate
 
-from skillbench.core.errors import ConfigError
+from skillbench.core.errors import ConfigError, first_error
 from skillbench.mining.config import MiningConfig
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf" / "mining"
@@ -30,9 +30,8 @@ def load_config(overrides: list[str]) -> MiningConfig:
     try:
         return MiningConfig.model_validate(raw)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(p) for p in error["loc"])
-        raise ConfigError(f"mine config: field '{where}': {error['msg']}. Fix: correct it on the command line "
+        where, message = first_error(exc)
+        raise ConfigError(f"mine config: field '{where}': {message}. Fix: correct it on the command line "
                           f"or in {CONF_DIR}.") from None
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from skillbench.core.errors import SkillbenchError
+from skillbench.core.errors import SkillbenchError, first_error
 from skillbench.core.jsonl import json_lines
 from skillbench.core.registry import Registry
 from skillbench.mining.records import Conversation, ConversationMeta, ToolUse, Turn
@@ -72,9 +72,8 @@ def read_jsonl(path: Path, options: dict[str, Any]) -> Iterator[Conversation]:
             try:
                 yield Conversation.model_validate_json(line)
             except ValidationError as exc:
-                error = exc.errors()[0]
-                where = ".".join(str(p) for p in error["loc"]) or "(line)"
-                raise IngestError(f"{file}:{number}: field '{where}': {error['msg']}. "
+                where, message = first_error(exc)
+                raise IngestError(f"{file}:{number}: field '{where or '(line)'}': {message}. "
                                   f"Fix: follow the JSONL format in docs/pipeline.md.") from None
 
 

@@ -20,7 +20,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from skillbench.benchmark.generator.model import StepSpec
-from skillbench.core.errors import InfrastructureError, ModelOutputError
+from skillbench.core.errors import InfrastructureError, ModelOutputError, first_error
 from skillbench.mining.prompts import prompt
 from skillbench.mining.records import ActionSequence, Cluster, Conversation, Workflow
 from skillbench.mining.represent import collapse, representative
@@ -53,9 +53,8 @@ def load_json(text: str | None, model: type[R]) -> R:
     try:
         return model.model_validate_json(body)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(p) for p in error["loc"]) or "(reply)"
-        raise ValueError(f"not the requested JSON: {where}: {error['msg']}") from None
+        where, message = first_error(exc)
+        raise ValueError(f"not the requested JSON: {where or '(reply)'}: {message}") from None
 
 
 async def ask(client: ModelClient, system: str, user: str, parse: Callable[[str | None], T],
