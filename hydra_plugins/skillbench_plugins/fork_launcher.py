@@ -85,7 +85,7 @@ def _lost(launcher: "ForkLauncher", idx: int, overrides: list[str], why: str) ->
     """A job whose worker died (killed, out of memory): recorded in its folder as the app records a crashed job,
     so the sweep goes on and its end counts the job as crashed (exit 1), as it counts any job that crashed."""
     from skillbench.engine.results import JOB_ERROR_FILE
-    from skillbench.store.artifacts import write_json_atomic
+    from skillbench.store import write_json_atomic
 
     sweep = launcher.job_config(idx, overrides).hydra.sweep
     job_dir = Path(str(sweep.dir)) / str(sweep.subdir)
