@@ -24,9 +24,9 @@ def _lazy_imports() -> list[tuple[str, int, str, str]]:
             if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             for node in ast.walk(function):
-                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    if node.module.split(".")[0] in {"skillbench", "hydra_plugins"}:
-                        found += [(str(path.relative_to(REPO)), node.lineno, node.module, a.name) for a in node.names]
+                if (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                        and node.module.split(".")[0] in {"skillbench", "hydra_plugins"}):
+                    found += [(str(path.relative_to(REPO)), node.lineno, node.module, a.name) for a in node.names]
     return found
 
 
