@@ -7,9 +7,10 @@ can use these types without an import cycle.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from collections import deque
+from typing import Any, Generic, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Role = Literal["agent", "user", "judge", "mock"]
 ROLES: tuple[Role, ...] = get_args(Role)
@@ -52,12 +53,20 @@ class Record(BaseModel):
 
 
 class ToolCall(Record):
-    """A tool call the agent asked for (OpenAI function-call shape, arguments parsed)."""
+    """A tool call the agent asked for (OpenAI function-call shape, arguments parsed).
 
-    id: str
+    Two ids: ``id`` is the provider's, for the wire only; ``seq`` is the call's identity in its conversation,
+    which every reader pairs results and records by (docs/tools.md, "Tool-call identity").
+    """
+
+    id: str = Field(description="The id the provider sent, kept unchanged for the wire (Gemini carries its thought "
+                    "signature in it). It may repeat: servers that number ids per reply send call_0 every time.")
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     raw_arguments: str | None = Field(None, description="Arguments text when it was not valid JSON.")
+    seq: int | None = Field(None, description="The call's identity in its conversation: 0, 1, 2, ... in the order "
+                            "calls entered the transcript. Set by the turn loop and the importer, whatever an agent "
+                            "program put there; None on a reply not yet in a transcript.")
 
 
 class Message(Record):
@@ -66,7 +75,8 @@ class Message(Record):
     role: Literal["system", "user", "assistant", "tool"]
     content: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
-    tool_call_id: str | None = None
+    tool_call_id: str | None = Field(None, description="For role 'tool': the provider's id of the call it answers (wire).")
+    call_seq: int | None = Field(None, description="For role 'tool': the identity (``ToolCall.seq``) of the call it answers.")
     name: str | None = Field(None, description="Tool name, for role 'tool'.")
     turn: int = Field(0, description="Agent turn this message belongs to (1-based; 0 = before the first).")
     reasoning: str | None = Field(
@@ -81,7 +91,8 @@ class ToolCallRecord(Record):
     """One tool call as the MCP mock saw it."""
 
     turn: int
-    call_id: str
+    call_id: str = Field(description="The provider's id of the call (``ToolCall.id``); may repeat, never paired by.")
+    call_seq: int | None = Field(None, description="The identity (``ToolCall.seq``) of the call this records.")
     name: str
     arguments: dict[str, Any]
     offered: bool = Field(description="Whether the tool is in the skill's toolkit offered to the agent.")
@@ -89,6 +100,68 @@ class ToolCallRecord(Record):
     error_kind: ToolErrorKind | None = None
     result: str = Field(description="The text the agent received.")
     control: bool = Field(False, description="An engine control tool (end_conversation, transfer_to_human).")
+
+
+CallT = TypeVar("CallT")
+
+
+class ResultPairing(Generic[CallT]):
+    """Pairs tool results with their calls where only the provider's ids are known: a request as it goes on the
+    wire, an imported log, a rollout stored before calls had an identity. A result answers the oldest unanswered
+    call with its id (the OpenAI rule), so ids repeated across replies (a server numbering them per reply sends
+    call_0 every time) or within one reply still pair each result with its own call. Whatever has a transcript
+    pairs by the calls' identity (``ToolCall.seq``) instead: see :meth:`Rollout.call_records`."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, deque[CallT]] = {}
+
+    def called(self, call_id: str, call: CallT) -> None:
+        """A call was made (in transcript order)."""
+        self._open.setdefault(call_id, deque()).append(call)
+
+    def answered(self, call_id: str) -> CallT | None:
+        """The call a result carrying ``call_id`` answers (now answered); None when no call with that id is open."""
+        waiting = self._open.get(call_id)
+        return waiting.popleft() if waiting else None
+
+    def unanswered(self) -> list[CallT]:
+        return [call for waiting in self._open.values() for call in waiting]
+
+
+def _identify_stored_calls(messages: list[Message], records: list[ToolCallRecord]) -> tuple[list[Message], list[ToolCallRecord]]:
+    """Identities for a rollout stored before calls had one (or built without them): calls numbered by position
+    (their own numbers kept when every call has one), each result paired by :class:`ResultPairing`, each record
+    with the first call of its id that no earlier record took (the turn loop logged records in call order; the
+    old importer kept the records of one id in order), records put back in call order. With ids unique in the
+    conversation this pairs exactly as the old by-id lookups did, so judge prompts stay byte-identical."""
+    calls = [call for message in messages for call in message.tool_calls]
+    keep = all(call.seq is not None for call in calls)
+    pairing: ResultPairing[int] = ResultPairing()
+    by_id: dict[str, list[int]] = {}  # provider id -> identities of its calls, in call order
+    numbered: list[Message] = []
+    position = 0
+    for message in messages:
+        if message.tool_calls:
+            entered = []
+            for call in message.tool_calls:
+                seq = call.seq if keep and call.seq is not None else position
+                position += 1
+                pairing.called(call.id, seq)
+                by_id.setdefault(call.id, []).append(seq)
+                entered.append(call if call.seq == seq else call.model_copy(update={"seq": seq}))
+            message = message.model_copy(update={"tool_calls": entered})
+        if message.role == "tool":
+            message = message.model_copy(update={"call_seq": pairing.answered(message.tool_call_id or "")})
+        numbered.append(message)
+    taken: dict[str, int] = {}
+    identified = []
+    for record in records:
+        of_id = by_id.get(record.call_id, [])
+        index = taken.get(record.call_id, 0)
+        taken[record.call_id] = index + 1
+        identified.append(record.model_copy(update={"call_seq": of_id[index] if index < len(of_id) else None}))
+    identified.sort(key=lambda record: (record.call_seq is None, record.call_seq or 0))
+    return numbered, identified
 
 
 class ServedBy(Record):
@@ -144,7 +217,8 @@ class Rollout(Record):
     skill_id: str
     agent: str = Field(description="Agent config name (never shown to judges).")
     messages: list[Message] = Field(description="The conversation as the agent saw it, system prompt first.")
-    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = Field(
+        default_factory=list, description="What the MCP session logged of each call, in call order (control calls too).")
     offered_tools: list[str] = Field(default_factory=list, description="Tool names listed to the agent over MCP.")
     termination: Termination
     termination_detail: str = ""
@@ -162,6 +236,25 @@ class Rollout(Record):
     cut_replies: dict[str, int] = Field(
         default_factory=dict, description="Role → replies cut at max_tokens (finish_reason 'length')."
     )
+
+    @model_validator(mode="after")
+    def _calls_identified(self) -> Rollout:
+        # Rollouts stored before calls had an identity (ToolCall.seq) read back with one; new ones are left as written.
+        complete = (
+            all(r.call_seq is not None for r in self.tool_calls)
+            and all(m.call_seq is not None for m in self.messages if m.role == "tool")
+            and all(c.seq is not None for m in self.messages for c in m.tool_calls)
+        )
+        if not complete:
+            self.messages, self.tool_calls = _identify_stored_calls(self.messages, self.tool_calls)
+        return self
+
+    def call_records(self) -> dict[int | None, ToolCallRecord]:
+        """Each call's record by the call's identity: ``call_records().get(call.seq)`` for a call in an assistant
+        message, ``.get(message.call_seq)`` for the result that answers it. The one way readers (judge prompt,
+        viewer, HTML, judge lab) pair a call, its result and its record: never by the provider's id, which repeats.
+        A call or result without an identity (None) finds no record."""
+        return {record.call_seq: record for record in self.tool_calls if record.call_seq is not None}
 
 
 class RuleCheck(Record):

@@ -26,6 +26,7 @@ from skillbench.core.records import (
     OUTCOMES,
     ExpectedOutcome,
     Message,
+    ResultPairing,
     Rollout,
     RuleCheck,
     ScenarioPath,
@@ -152,9 +153,13 @@ def _tool_name(name: str) -> str:
 
 
 def _openai_messages(raw: list[Any]) -> tuple[list[Message], list[ToolCallRecord]]:
+    """The messages and the call log of an OpenAI-format conversation. Each call gets its identity (``seq``, in
+    call order) and each result is paired with the call it answers by :class:`ResultPairing` (the oldest unanswered
+    call with its id: logs reuse ids); the records come out in call order, as the turn loop logs them."""
     messages: list[Message] = []
-    pending: dict[str, ToolCall] = {}
+    pairing: ResultPairing[ToolCall] = ResultPairing()
     records: list[ToolCallRecord] = []
+    calls_made = 0
     # Turns count as the orchestrator counts them: an agent turn runs from the caller's message to the next one, so
     # its tool rounds and its reply share one number (each assistant message its own turn would make a four-call
     # correction look like a conversation twice as long as a native one).
@@ -168,6 +173,7 @@ def _openai_messages(raw: list[Any]) -> tuple[list[Message], list[ToolCallRecord
         content = item.get("content")
         _require(content is None or isinstance(content, str), f"{where}.content", "must be a string or null")
         calls: list[ToolCall] = []
+        answered: ToolCall | None = None
         if role == "user":
             caller_spoke = True
         if role == "assistant":
@@ -183,29 +189,33 @@ def _openai_messages(raw: list[Any]) -> tuple[list[Message], list[ToolCallRecord
                     parsed = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
                 except (json.JSONDecodeError, TypeError, ValueError):
                     raise RecordError(f"{where}.tool_calls[{j}].function.arguments: not a JSON object") from None
-                tool_call = ToolCall(id=str(call.get("id") or f"call_{index}_{j}"), name=function["name"], arguments=parsed)
+                tool_call = ToolCall(id=str(call.get("id") or f"call_{index}_{j}"), name=function["name"], arguments=parsed,
+                                     seq=calls_made)
+                calls_made += 1
                 calls.append(tool_call)
-                pending[tool_call.id] = tool_call
+                pairing.called(tool_call.id, tool_call)
                 if function["name"] in CONTROL_TOOLS:  # recorded as the orchestrator records a control call
-                    records.append(ToolCallRecord(turn=turn, call_id=tool_call.id, name=function["name"], arguments=parsed,
-                                                  offered=True, is_error=False, result="conversation ended", control=True))
+                    records.append(ToolCallRecord(turn=turn, call_id=tool_call.id, call_seq=tool_call.seq, name=function["name"],
+                                                  arguments=parsed, offered=True, is_error=False, result="conversation ended",
+                                                  control=True))
         if role == "tool":
             call_id = item.get("tool_call_id")
-            _require(call_id in pending, f"{where}.tool_call_id", f"{call_id!r} answers no earlier tool call")
-            call = pending.pop(call_id)
+            answered = pairing.answered(call_id) if isinstance(call_id, str) else None
+            if answered is None:
+                raise RecordError(f"{where}.tool_call_id: {call_id!r} answers no earlier tool call")
             text = content or ""
             try:
                 is_error = isinstance(json.loads(text), dict) and "error" in json.loads(text)
             except json.JSONDecodeError:
                 is_error = text.lower().startswith("error")
-            records.append(ToolCallRecord(turn=turn, call_id=call_id, name=_tool_name(call.name), arguments=call.arguments,
-                                          offered=True, is_error=is_error, result=text))
+            records.append(ToolCallRecord(turn=turn, call_id=answered.id, call_seq=answered.seq, name=_tool_name(answered.name),
+                                          arguments=answered.arguments, offered=True, is_error=is_error, result=text))
         messages.append(Message(role=role, content=content, tool_calls=calls, tool_call_id=item.get("tool_call_id"),
-                                name=item.get("name"), turn=turn))
-    unanswered = [c.name for c in pending.values() if c.name not in CONTROL_TOOLS]
+                                call_seq=answered.seq if answered is not None else None, name=item.get("name"), turn=turn))
+    unanswered = [c.name for c in pairing.unanswered() if c.name not in CONTROL_TOOLS]
     _require(not unanswered, "messages", f"tool call(s) {unanswered} have no tool result message")
-    order = {m_call.id: n for n, m_call in enumerate(c for m in messages for c in m.tool_calls)}
-    return messages, sorted(records, key=lambda r: order[r.call_id])
+    records.sort(key=lambda record: record.call_seq or 0)  # results are logged as they arrive: back in call order
+    return messages, records
 
 
 def _generic_messages(turns: list[Any]) -> list[dict[str, Any]]:

@@ -84,20 +84,26 @@ def step_tools(skill: Skill, *kinds: str) -> set[str]:
     return {tool for step in skill.steps if step.kind in kinds for tool in step.tools}
 
 
-def _drop_calls(rollout: Rollout, call_ids: set[str]) -> Rollout:
-    """The rollout without those calls: their records, their tool_call entries and their result messages."""
+def _drop_calls(rollout: Rollout, calls: set[int | None]) -> Rollout:
+    """The rollout without those calls (by identity, ``ToolCall.seq``): their records, their tool_call entries and
+    their result messages."""
     messages: list[Message] = []
     for message in rollout.messages:
-        if message.role == "tool" and message.tool_call_id in call_ids:
+        if message.role == "tool" and message.call_seq in calls:
             continue
-        kept = [call for call in message.tool_calls if call.id not in call_ids]
+        kept = [call for call in message.tool_calls if call.seq not in calls]
         if len(kept) != len(message.tool_calls):
             if not kept and not (message.content or "").strip():
                 continue  # the message only carried the dropped call
             message = message.model_copy(update={"tool_calls": kept})
         messages.append(message)
-    records = [r for r in rollout.tool_calls if r.call_id not in call_ids]
+    records = [r for r in rollout.tool_calls if r.call_seq not in calls]
     return rollout.model_copy(update={"messages": messages, "tool_calls": records})
+
+
+def _next_call(rollout: Rollout) -> int:
+    """The identity a call added to the transcript takes: unique in it (the turn loop numbers 0, 1, 2, ...)."""
+    return 1 + max((call.seq for m in rollout.messages for call in m.tool_calls if call.seq is not None), default=-1)
 
 
 def _revert_writes(case: Case, rollout: Rollout, removed: list[ToolCallRecord]) -> Rollout | None:
@@ -132,20 +138,20 @@ def _phrase(tool: str) -> str:
     return tool.split(".", 1)[1].replace("_", " ")
 
 
-def _first_call_index(messages: list[Message], call_ids: set[str]) -> int:
-    return next(i for i, m in enumerate(messages) if any(c.id in call_ids for c in m.tool_calls))
+def _first_call_index(messages: list[Message], calls: set[int | None]) -> int:
+    return next(i for i, m in enumerate(messages) if any(c.seq in calls for c in m.tool_calls))
 
 
 def _ending(rollout: Rollout, kept: list[Message], turn: int, text: str, control: str, arguments: dict[str, Any],
             termination: str) -> Rollout:
     """``kept`` messages plus an agent message that ends the conversation through a control tool."""
-    call_id = f"call_lab_{control}"
-    message = Message(role="assistant", content=text, turn=turn, tool_calls=[ToolCall(id=call_id, name=control, arguments=arguments)])
+    call = ToolCall(id=f"call_lab_{control}", name=control, arguments=arguments, seq=_next_call(rollout))
+    message = Message(role="assistant", content=text, turn=turn, tool_calls=[call])
     result = "conversation ended" if control == END_CONVERSATION else "transferred to a human agent"
-    kept_ids = {c.id for m in kept for c in m.tool_calls}
-    records = [r for r in rollout.tool_calls if r.call_id in kept_ids]
-    records.append(ToolCallRecord(turn=turn, call_id=call_id, name=control, arguments=arguments, offered=True,
-                                  is_error=False, result=result, control=True))
+    kept_calls = {c.seq for m in kept for c in m.tool_calls}
+    records = [r for r in rollout.tool_calls if r.call_seq in kept_calls]
+    records.append(ToolCallRecord(turn=turn, call_id=call.id, call_seq=call.seq, name=control, arguments=arguments,
+                                  offered=True, is_error=False, result=result, control=True))
     return rollout.model_copy(update={"messages": [*kept, message], "tool_calls": records, "termination": termination,
                                       "termination_detail": "", "turns": turn})
 
@@ -155,12 +161,12 @@ def _cut_before_first_action(case: Case, text: str, control: str, arguments: dic
     actions = _successful(case.rollout, step_tools(case.skill, "act"))
     if not actions or case.scenario.expected_outcome != "success" or not case.scenario.target_state:
         return None
-    cut = _first_call_index(case.rollout.messages, {actions[0].call_id})
+    cut = _first_call_index(case.rollout.messages, {actions[0].call_seq})
     kept = case.rollout.messages[:cut]
     turn = case.rollout.messages[cut].turn
-    removed_ids = {c.id for m in case.rollout.messages[cut:] for c in m.tool_calls}
-    removed = [r for r in case.rollout.tool_calls if r.call_id in removed_ids]
-    reverted = _revert_writes(case, _drop_calls(case.rollout, removed_ids), removed)
+    removed_calls = {c.seq for m in case.rollout.messages[cut:] for c in m.tool_calls}
+    removed = [r for r in case.rollout.tool_calls if r.call_seq in removed_calls]
+    reverted = _revert_writes(case, _drop_calls(case.rollout, removed_calls), removed)
     if reverted is None:
         return None
     ended = _ending(reverted, kept, turn, text, control, arguments, termination)
@@ -186,7 +192,7 @@ def hallucinated_action(case: Case) -> Perturbed | None:
     for record in reversed(_successful(case.rollout, step_tools(case.skill, "act"))):
         if counts[record.name] != 1:
             continue  # another call of the same tool would make the claim true
-        dropped = _drop_calls(case.rollout, {record.call_id})
+        dropped = _drop_calls(case.rollout, {record.call_seq})
         reverted = _revert_writes(case, dropped, [record])
         if reverted is None:
             continue
@@ -210,7 +216,7 @@ def verification_removed(case: Case) -> Perturbed | None:
     gated = _successful(case.rollout, step_tools(case.skill, "lookup", "act") - verify)
     if not records or not gated:
         return None
-    dropped = _drop_calls(case.rollout, {r.call_id for r in records})
+    dropped = _drop_calls(case.rollout, {r.call_seq for r in records})
     return Perturbed(dropped, f"removed {', '.join(sorted({r.name for r in records}))}; account data still used")
 
 
@@ -243,13 +249,14 @@ def forbidden_tool_succeeded(case: Case) -> Perturbed | None:
         result = json.dumps(state.apply(spec.effect, arguments), ensure_ascii=False)
     except ToolError:
         return None  # e.g. no record for the filled-in id: the call could not have succeeded
-    call_id = "call_lab_forbidden"
-    call = Message(role="assistant", content=None, turn=after.turn, tool_calls=[ToolCall(id=call_id, name=wire_name(spec.name), arguments=arguments)])
-    reply = Message(role="tool", content=result, turn=after.turn, tool_call_id=call_id, name=wire_name(spec.name))
-    at = next(i for i, m in enumerate(case.rollout.messages) if m.role == "tool" and m.tool_call_id == after.call_id) + 1
+    inserted = ToolCall(id="call_lab_forbidden", name=wire_name(spec.name), arguments=arguments, seq=_next_call(case.rollout))
+    call = Message(role="assistant", content=None, turn=after.turn, tool_calls=[inserted])
+    reply = Message(role="tool", content=result, turn=after.turn, tool_call_id=inserted.id, call_seq=inserted.seq,
+                    name=wire_name(spec.name))
+    at = next(i for i, m in enumerate(case.rollout.messages) if m.role == "tool" and m.call_seq == after.call_seq) + 1
     messages = [*case.rollout.messages[:at], call, reply, *case.rollout.messages[at:]]
     position = case.rollout.tool_calls.index(after) + 1
-    record = ToolCallRecord(turn=after.turn, call_id=call_id, name=spec.name, arguments=arguments,
+    record = ToolCallRecord(turn=after.turn, call_id=inserted.id, call_seq=inserted.seq, name=spec.name, arguments=arguments,
                             offered=spec.name in case.rollout.offered_tools, is_error=False, result=result)
     records = [*case.rollout.tool_calls[:position], record, *case.rollout.tool_calls[position:]]
     edited = case.rollout.model_copy(update={"messages": messages, "tool_calls": records, "final_state": state.snapshot()})
@@ -321,9 +328,9 @@ def policy_step_skipped(case: Case) -> Perturbed | None:
         records = _successful(case.rollout, set(step.tools))
         if not records:
             continue
-        ids = {r.call_id for r in records}
-        start = _first_call_index(case.rollout.messages, ids)
-        reverted = _revert_writes(case, _drop_calls(case.rollout, ids), records)
+        calls = {r.call_seq for r in records}
+        start = _first_call_index(case.rollout.messages, calls)
+        reverted = _revert_writes(case, _drop_calls(case.rollout, calls), records)
         if reverted is None:
             continue
         stems = step_stems(step.id, step.tools)
@@ -490,11 +497,11 @@ def _replace_value(rollout: Rollout, record: ToolCallRecord, arg: str, old: str,
     messages: list[Message] = []
     after = False
     for message in rollout.messages:
-        if any(c.id == record.call_id for c in message.tool_calls):
-            calls = [c.model_copy(update={"arguments": arguments}) if c.id == record.call_id else c for c in message.tool_calls]
+        if any(c.seq == record.call_seq for c in message.tool_calls):
+            calls = [c.model_copy(update={"arguments": arguments}) if c.seq == record.call_seq else c for c in message.tool_calls]
             message = message.model_copy(update={"tool_calls": calls})
             after = True
-        elif message.role == "tool" and message.tool_call_id == record.call_id:
+        elif message.role == "tool" and message.call_seq == record.call_seq:
             message = message.model_copy(update={"content": result})
         elif after and message.role == "assistant" and message.content:
             message = message.model_copy(update={"content": message.content.replace(old, new)})

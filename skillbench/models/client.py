@@ -94,7 +94,7 @@ class Completion:
 
 def _parse_tool_calls(message: Any) -> list[ToolCall]:
     calls: list[ToolCall] = []
-    for index, call in enumerate(getattr(message, "tool_calls", None) or []):
+    for call in getattr(message, "tool_calls", None) or []:
         function = call.function
         text = function.arguments or "{}"
         try:
@@ -104,7 +104,9 @@ def _parse_tool_calls(message: Any) -> list[ToolCall]:
                 arguments, raw = {}, text
         except json.JSONDecodeError:
             arguments, raw = {}, text
-        calls.append(ToolCall(id=call.id or f"call_{index}", name=function.name or "", arguments=arguments, raw_arguments=raw))
+        # No id: litellm gives a call without one a random UUID; an empty one stays empty and the turn loop, which
+        # knows the conversation, gives it an id unique in it (rollout.orchestrator.entered_call).
+        calls.append(ToolCall(id=call.id or "", name=function.name or "", arguments=arguments, raw_arguments=raw))
     return calls
 
 

@@ -117,9 +117,10 @@ RUBRIC = render_rubric()
 
 
 def render_transcript(rollout: Rollout) -> str:
-    """The conversation as JSON lines (see :data:`TRANSCRIPT_GUIDE`); tool calls and results inline."""
+    """The conversation as JSON lines (see :data:`TRANSCRIPT_GUIDE`); tool calls and results inline, each paired
+    with its call's record by the call's identity (:meth:`Rollout.call_records`), never by the provider's id."""
     entries: list[dict[str, object]] = []
-    results = {record.call_id: record for record in rollout.tool_calls}
+    records = rollout.call_records()
     for message in rollout.messages:
         if message.role == "system":
             continue
@@ -130,13 +131,14 @@ def render_transcript(rollout: Rollout) -> str:
                 entries.append({TURN_KEY: message.turn, SPEAKER_KEY: AGENT, TEXT_KEY: message.content})
             for call in message.tool_calls:
                 # The catalogue name (scheduling.update_event), not the provider-safe alias the agent saw.
-                name = results[call.id].name if call.id in results else call.name
+                called = records.get(call.seq)
+                name = called.name if called is not None else call.name
                 arguments = (
                     {ARGUMENTS_KEY: call.arguments} if call.raw_arguments is None else {RAW_ARGUMENTS_KEY: call.raw_arguments}
                 )
                 entries.append({TURN_KEY: message.turn, CALL_KEY: name, **arguments})
         elif message.role == "tool":
-            record = results.get(message.tool_call_id or "")
+            record = records.get(message.call_seq)
             status = "error" if record is not None and record.is_error else "ok"
             name = record.name if record is not None else message.name
             entries.append({TURN_KEY: message.turn, RESULT_KEY: name, STATUS_KEY: status, TEXT_KEY: message.content or ""})

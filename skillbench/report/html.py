@@ -193,8 +193,10 @@ def _verdict(passed: Any) -> str:
 
 
 def messages_html(rollout: Rollout) -> str:
-    """A rollout's messages, calls and results as HTML (the system prompt left out); the lab's page uses it too."""
-    records = {r.call_id: r for r in rollout.tool_calls}
+    """A rollout's messages, calls and results as HTML (the system prompt left out); the lab's page uses it too.
+    Calls and results are paired with their records by the call's identity and named as the judge prompt and the
+    viewer name them (the catalogue name), so the three views of one conversation agree."""
+    records = rollout.call_records()
     out: list[str] = []
     for message in rollout.messages:
         if message.role == "system":
@@ -220,13 +222,14 @@ def messages_html(rollout: Rollout) -> str:
                     if call.raw_arguments is not None
                     else json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
                 )
-                record = records.get(call.id)
+                record = records.get(call.seq)
                 offered = "" if record is None or record.offered else " (NOT in the offered toolkit)"
+                name = record.name if record is not None else call.name
                 out.append(
-                    f'<div class="call"><span class="who">[{message.turn}] tool call</span>{escape(call.name)} {escape(args)}{escape(offered)}</div>'
+                    f'<div class="call"><span class="who">[{message.turn}] tool call</span>{escape(name)} {escape(args)}{escape(offered)}</div>'
                 )
         elif message.role == "tool":
-            record = records.get(message.tool_call_id or "")
+            record = records.get(message.call_seq)
             failed = record is not None and record.is_error
             status = (
                 f"error: {record.error_kind}"
@@ -234,8 +237,9 @@ def messages_html(rollout: Rollout) -> str:
                 else ("error" if failed else "ok")
             )
             css = "msg tool err" if failed else "msg tool"
+            name = record.name if record is not None else message.name or ""
             out.append(
-                f'<div class="{css}"><span class="who">[{message.turn}] result {escape(message.name or "")} ({escape(status)})</span>{escape(message.content or "")}</div>'
+                f'<div class="{css}"><span class="who">[{message.turn}] result {escape(name)} ({escape(status)})</span>{escape(message.content or "")}</div>'
             )
     ending = f"conversation ended: {rollout.termination}" + (
         f" — {rollout.termination_detail}" if rollout.termination_detail else ""

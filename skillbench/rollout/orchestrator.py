@@ -83,8 +83,8 @@ def _control_record(call: ToolCall, turn: int) -> tuple[ToolCallRecord, Terminat
     problem = control_argument_error(call)
     if problem is not None:
         record = ToolCallRecord(
-            turn=turn, call_id=call.id, name=call.name, arguments=call.arguments, offered=True, is_error=True,
-            error_kind="validation", result=f"Error: {call.name} was not applied: {problem}. The conversation continues.",
+            turn=turn, call_id=call.id, call_seq=call.seq, name=call.name, arguments=call.arguments, offered=True,
+            is_error=True, error_kind="validation", result=f"Error: {call.name} was not applied: {problem}. The conversation continues.",
             control=True,
         )
         return record, None, ""
@@ -95,7 +95,7 @@ def _control_record(call: ToolCall, turn: int) -> tuple[ToolCallRecord, Terminat
         termination = "out_of_scope" if call.arguments["outcome"] == "out_of_scope" else "resolved"
         detail = str(call.arguments.get("summary", ""))
     record = ToolCallRecord(
-        turn=turn, call_id=call.id, name=call.name, arguments=call.arguments, offered=True,
+        turn=turn, call_id=call.id, call_seq=call.seq, name=call.name, arguments=call.arguments, offered=True,
         is_error=False, result="conversation ended", control=True,
     )
     return record, termination, detail
@@ -104,9 +104,18 @@ def _control_record(call: ToolCall, turn: int) -> tuple[ToolCallRecord, Terminat
 def _unparsed_call_record(call: ToolCall, turn: int, name: str, offered: bool) -> ToolCallRecord:
     # Never sent to the mock: it would read {} and answer about missing fields, misleading agent and judge.
     return ToolCallRecord(
-        turn=turn, call_id=call.id, name=name, arguments={}, offered=offered, is_error=True,
+        turn=turn, call_id=call.id, call_seq=call.seq, name=name, arguments={}, offered=offered, is_error=True,
         error_kind="validation", result="Error: the tool call's arguments are not a JSON object; nothing was done.",
     )
+
+
+def entered_call(call: ToolCall, seq: int) -> ToolCall:
+    """A call as it enters the transcript: its identity ``seq`` (whatever the agent program put there) and the
+    provider's id, never rewritten. A call that came with an empty id gets ``call<seq, 5 digits>``: every result
+    must name its call on the wire, and this id is unique in the conversation (providers such as Anthropic refuse
+    a repeated one), the same on every run (byte-identical requests for prompt caches) and 9 alphanumerics, the
+    form Mistral insists on (docs/tools.md, "Tool-call identity")."""
+    return call.model_copy(update={"seq": seq, "id": call.id or f"call{seq:05d}"})
 
 
 async def run_rollout(scenario: Scenario, params: RolloutParams, *, key: str) -> Rollout:
@@ -136,6 +145,7 @@ class _Conversation:
             {"role": "user", "content": render_opening_instruction()},
         ]
         self.records: list[ToolCallRecord] = []  # every tool call, control calls included, in call order
+        self.calls_entered = 0  # tool calls in the transcript so far: the next call's identity (ToolCall.seq)
         self.termination: Termination | None = None
         self.detail = ""
         self.turn = 0
@@ -232,16 +242,18 @@ class _Conversation:
             reply = await self.agent_reply(state)
             if reply is None:
                 return None
+            calls = [entered_call(call, self.calls_entered + index) for index, call in enumerate(reply.tool_calls)]
+            self.calls_entered += len(calls)
             self.messages.append(Message(
-                role="assistant", content=reply.content, tool_calls=reply.tool_calls, turn=self.turn,
+                role="assistant", content=reply.content, tool_calls=calls, turn=self.turn,
                 reasoning=reply.reasoning, cut=reply.cut,
             ))
             if reply.cut:  # kept in the transcript, marked; its tool calls are not run (docs/outcomes.md)
                 self.end("model_error", f"agent: reply {reply.cut}")
                 return None
-            if not reply.tool_calls:
+            if not calls:
                 return reply
-            await self.run_tool_calls(reply.tool_calls, tools)
+            await self.run_tool_calls(calls, tools)
             if self.termination is not None:
                 return None
         self.end("max_turns", f"more than {MAX_TOOL_ROUNDS_PER_TURN} tool rounds without replying")
@@ -280,12 +292,13 @@ class _Conversation:
                 name = tools.mcp_name(call.name)
                 record = _unparsed_call_record(call, self.turn, name, offered=name in tools.offered)
             else:
-                record = await tools.call(call.name, call.arguments, call_id=call.id, turn=self.turn)
+                record = await tools.call(call.name, call.arguments, call_id=call.id, call_seq=call.seq, turn=self.turn)
                 if record.error_kind == "infra":  # the mock itself failed (e.g. llm mode): not the agent's doing
                     raise InfrastructureError(f"mock tool {call.name}: {record.result}")
             self.records.append(record)
             if self.termination is not None:
                 return
             self.messages.append(
-                Message(role="tool", content=record.result, tool_call_id=call.id, name=call.name, turn=self.turn)
+                Message(role="tool", content=record.result, tool_call_id=call.id, call_seq=call.seq, name=call.name,
+                        turn=self.turn)
             )

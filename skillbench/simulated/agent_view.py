@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from skillbench.core.records import ResultPairing
 from skillbench.prompts.agent import CONTROL_TOOLS, AgentPromptView, parse_agent_prompt
 from skillbench.prompts.format import StepView
 from skillbench.simulated.base import SimRequest
@@ -333,7 +334,7 @@ def read_agent_request(request: SimRequest) -> AgentView:
         tools={key: tool for key, tool in all_tools.items() if key not in CONTROL_TOOLS},
         control=control,
     )
-    by_id: dict[str, Call] = {}
+    pairing: ResultPairing[Call] = ResultPairing()  # the request carries only the provider's ids, which may repeat
     last_agent_text = ""
     for position, message in enumerate(messages):
         role = message.get("role")
@@ -353,11 +354,11 @@ def read_agent_request(request: SimRequest) -> AgentView:
                         arguments = {}
                 call = Call(position, str(raw.get("id") or f"{position}-{index}"), tool_key(str(function.get("name", ""))),
                             arguments if isinstance(arguments, dict) else {})
-                by_id[call.call_id] = call
+                pairing.called(call.call_id, call)
                 view.calls.append(call)
                 view.events.append(Event("call", position, call=call))
         elif role == "tool":
-            call = by_id.get(str(message.get("tool_call_id")))
+            call = pairing.answered(str(message.get("tool_call_id")))
             if call is None:  # no id: the oldest unanswered call of that name (or any)
                 name = tool_key(str(message.get("name") or ""))
                 call = next((c for c in view.calls if c.ok is None and (not name or c.name == name)), None)

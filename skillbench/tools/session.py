@@ -42,22 +42,27 @@ class ToolSession:
         """The MCP name of an offered tool given by either name; other names are returned unchanged."""
         return self._names.get(name, name)
 
-    async def call(self, name: str, arguments: dict[str, Any], *, call_id: str, turn: int) -> ToolCallRecord:
-        """Call a tool through the MCP client and record it. Never raises for a failed call."""
+    async def call(
+        self, name: str, arguments: dict[str, Any], *, call_id: str, turn: int, call_seq: int | None = None
+    ) -> ToolCallRecord:
+        """Call a tool through the MCP client and record it. Never raises for a failed call.
+
+        ``call_id`` is the provider's id, ``call_seq`` the call's identity in the transcript (``ToolCall.seq``)."""
         name = self.mcp_name(name)
         issued = self._issued
         self._issued += 1
         try:
             result = await self._client.call_tool(name, arguments)
         except Exception as exc:  # the transport failed, not the tool: an infra error the engine can see
-            record = self._record(turn, call_id, name, arguments, True, "infra", f"Internal error: tool call failed ({exc}).")
+            problem = f"Internal error: tool call failed ({exc})."
+            record = self._record(turn, call_id, call_seq, name, arguments, True, "infra", problem)
         else:
             text = "".join(block.text for block in result.content if isinstance(block, types.TextContent))
             kind: Any = None
             if result.is_error:
                 kind = (result.meta or {}).get(ERROR_KIND_META)
                 kind = kind if kind in _ERROR_KINDS else "infra"
-            record = self._record(turn, call_id, name, arguments, result.is_error, kind, text)
+            record = self._record(turn, call_id, call_seq, name, arguments, result.is_error, kind, text)
         # Keep `calls` in the order the calls were made, also when some run concurrently.
         position = len(self.calls)
         while position and self._sequence[position - 1] > issued:
@@ -67,12 +72,14 @@ class ToolSession:
         return record
 
     def _record(
-        self, turn: int, call_id: str, name: str, arguments: dict[str, Any], is_error: bool, kind: ToolErrorKind | None, text: str
+        self, turn: int, call_id: str, call_seq: int | None, name: str, arguments: dict[str, Any], is_error: bool,
+        kind: ToolErrorKind | None, text: str,
     ) -> ToolCallRecord:
         # model_construct: every field is built here from checked values; skips a validation per call.
         return ToolCallRecord.model_construct(
             turn=turn,
             call_id=call_id,
+            call_seq=call_seq,
             name=name,
             arguments=arguments,
             offered=name in self._offered,

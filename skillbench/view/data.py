@@ -182,7 +182,7 @@ def transcript_text(rollout: Rollout | dict[str, Any] | None, problem: str | Non
     if isinstance(rollout, dict):  # stored in an older format: shown raw
         out.append(json.dumps(rollout, indent=1, ensure_ascii=False)[:20000])
         return out
-    names = {record.call_id: record for record in rollout.tool_calls}
+    records = rollout.call_records()  # paired by the call's identity, as the judge prompt pairs them
     for message in rollout.messages:
         if message.role == "system":
             continue
@@ -194,13 +194,13 @@ def transcript_text(rollout: Rollout | dict[str, Any] | None, problem: str | Non
                 out.append(f"[{message.turn}] agent   ", style="bold green")
                 out.append(_cut(message.content) + (f"  ({message.cut})" if message.cut else "") + "\n")
             for call in message.tool_calls:
-                record = names.get(call.id)
+                record = records.get(call.seq)
                 name = record.name if record is not None else call.name  # the catalogue name, as judges see it
                 arguments = call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments, ensure_ascii=False)
                 out.append(f"[{message.turn}] → call  ", style="bold yellow")
                 out.append(f"{name} {_cut(arguments, 300)}" + ("  (not offered)" if record is not None and not record.offered else "") + "\n")
         elif message.role == "tool":
-            record = names.get(message.tool_call_id or "")
+            record = records.get(message.call_seq)
             failed = record is not None and record.is_error
             out.append(f"[{message.turn}] ← {'error' if failed else 'result'} ", style="bold red" if failed else "bold magenta")
             out.append(f"{record.name if record else message.name}: {_cut(message.content or '')}\n")

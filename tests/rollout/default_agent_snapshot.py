@@ -28,7 +28,7 @@ JOBS: list[list[str]] = [
 _PROVENANCE = ("duration_s", "usage", "served_by", "abandoned_attempts", "cut_replies")
 
 
-def _transcript(rollout: dict[str, Any]) -> dict[str, Any]:
+def transcript_of(rollout: dict[str, Any]) -> dict[str, Any]:
     """The rollout without wall-clock fields (duration, latencies), which differ between any two runs, and
     without its provenance; a message's ``cut`` mark only when set (no simulated reply is ever cut)."""
     usage = {role: {k: v for k, v in value.items() if k != "latency_s"} for role, value in rollout["usage"].items()}
@@ -53,7 +53,7 @@ def snapshot_lines() -> list[str]:
             for row in map(json.loads, rows):
                 rollout = json.loads(store.read("rollouts", row["rollout_key"]))
                 record = {"job": overrides, "scenario": row["scenario_id"], "key": row["rollout_key"],
-                          "transcript": _transcript(rollout)}
+                          "transcript": transcript_of(rollout)}
                 lines.append(json.dumps(record, sort_keys=True, ensure_ascii=False))
     return lines
 

@@ -22,7 +22,11 @@ from skillbench.core.registry import Registry
 
 @dataclass(frozen=True, slots=True)
 class CheckContext:
-    """What a check may read: the transcript and the scenario and skill it was run on."""
+    """What a check may read: the transcript and the scenario and skill it was run on.
+
+    ``rollout.tool_calls`` is in call order (the turn loop and the importer log it so, older rollouts are put back in
+    order when read); a record belongs to the call and result message whose identity it carries (``call_seq``,
+    see ``Rollout.call_records``), never to another call that shares its provider id (``call_id``)."""
 
     rollout: Rollout
     scenario: Scenario
