@@ -33,14 +33,14 @@ from skillbench.store.artifacts import seal
 from skillbench.view import load_conversations
 from skillbench.view.data import transcript_text
 from tests.conftest import compose_config
-from tests.support.openai_stub import conversation_script, request_role, stub_server, text_reply
+from tests.support.openai_stub import AgentStep, planned_agent, request_role, stub_server
 
 SCENARIO = "hc-resched-happy-01"
 OLD_FORMAT = Path(__file__).resolve().parents[1] / "rollout" / "fixtures" / "default_agent_rollouts.jsonl"
 
 # What the agent asks for, reply by reply (wire names, arguments): a failed verification (date of birth missing), two
 # calls in one reply, a failed write (no such appointment), a question to the caller, the ending.
-AGENT_PLAN: list[list[tuple[str, dict[str, Any]]] | str] = [
+AGENT_PLAN: list[AgentStep] = [
     [("identity__verify_customer", {"customer_id": "C-10482"})],
     [("identity__verify_customer", {"customer_id": "C-10482", "date_of_birth": "1984-03-17"}),
      ("scheduling__search_appointments", {"customer_id": "C-10482"})],
@@ -51,27 +51,6 @@ AGENT_PLAN: list[list[tuple[str, dict[str, Any]]] | str] = [
 # Every call as the MCP session logs it (catalogue name, failed or not), in call order: the truth every view must show.
 EXPECTED = [("identity.verify_customer", True), ("identity.verify_customer", False),
             ("scheduling.search_appointments", False), ("scheduling.update_appointment", True), ("end_conversation", False)]
-
-
-def reused_id_agent(ids: Callable[[int], str | None]) -> Callable[[dict[str, Any]], Any]:
-    """A stub whose agent model follows AGENT_PLAN, the id of its n-th call in a reply given by ``ids(n)`` (None:
-    no id key at all); the caller and the judge answer as in the conversation script."""
-
-    def script(body: dict[str, Any]) -> Any:
-        if request_role(body) != "agent":
-            return conversation_script(body)
-        step = AGENT_PLAN[min(sum(m["role"] == "assistant" for m in body["messages"]), len(AGENT_PLAN) - 1)]
-        if isinstance(step, str):
-            return text_reply(step)
-        calls = []
-        for index, (name, arguments) in enumerate(step):
-            call: dict[str, Any] = {"type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
-            if ids(index) is not None:
-                call["id"] = ids(index)
-            calls.append(call)
-        return {"role": "assistant", "content": None, "tool_calls": calls}
-
-    return script
 
 
 def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: Callable[[dict[str, Any]], Any]) -> tuple[Path, Any]:
@@ -126,7 +105,7 @@ def _truth(records: list[ToolCallRecord]) -> tuple[list[str], list[tuple[str, bo
 def test_a_server_numbering_every_call_call_0_is_shown_call_by_call_in_every_view(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    job, server = _run(tmp_path, monkeypatch, reused_id_agent(lambda index: "call_0"))
+    job, server = _run(tmp_path, monkeypatch, planned_agent(AGENT_PLAN, lambda index: "call_0"))
     rollout = _stored(tmp_path, job)
     records = rollout.tool_calls
     assert [(r.name, r.is_error) for r in records] == EXPECTED and [r.call_seq for r in records] == [0, 1, 2, 3, 4]
@@ -166,7 +145,7 @@ def _wire_problems(messages: list[dict[str, Any]]) -> list[str]:
 def test_calls_without_an_id_get_one_unique_in_the_conversation_and_pair_right(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sent: str
 ) -> None:
-    job, server = _run(tmp_path, monkeypatch, reused_id_agent(lambda index: None if sent == "no id" else ""))
+    job, server = _run(tmp_path, monkeypatch, planned_agent(AGENT_PLAN, lambda index: None if sent == "no id" else ""))
     rollout = _stored(tmp_path, job)
     ids = [call.id for m in rollout.messages for call in m.tool_calls]
     assert len(ids) == len(set(ids)) == 5 and "" not in ids
@@ -196,7 +175,7 @@ def _old_format(rollout: Rollout) -> bytes:
 def test_a_rollout_stored_before_call_identities_reads_back_paired_and_in_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    job, server = _run(tmp_path, monkeypatch, reused_id_agent(lambda index: "call_0"))
+    job, server = _run(tmp_path, monkeypatch, planned_agent(AGENT_PLAN, lambda index: "call_0"))
     rollout = _stored(tmp_path, job)
     store = ArtifactStore(tmp_path / "store")
     old = store.path("rollouts", "0" * 64)

@@ -331,6 +331,30 @@ def conversation_script(body: dict[str, Any]) -> dict[str, Any]:
     }))
 
 
+AgentStep = list[tuple[str, dict[str, Any]]] | str  # one agent reply: tool calls (wire name, arguments), or text
+
+
+def planned_agent(plan: list[AgentStep], call_id: Callable[[int], str | None]) -> Script:
+    """The conversation script with an agent model that gives the plan's n-th reply to its n-th request (the last one
+    from then on), the id of the i-th call in a reply being ``call_id(i)`` (None: no ``id`` key at all). Servers that
+    number ids per reply send ``call_0`` every time (tests/engine/test_call_identity.py)."""
+
+    def script(body: dict[str, Any]) -> Any:
+        if request_role(body) != "agent":
+            return conversation_script(body)
+        step = plan[min(sum(m["role"] == "assistant" for m in body["messages"]), len(plan) - 1)]
+        if isinstance(step, str):
+            return text_reply(step)
+        calls = []
+        for index, (name, arguments) in enumerate(step):
+            given = call_id(index)
+            call = {"type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+            calls.append(call if given is None else {"id": given, **call})
+        return {"role": "assistant", "content": None, "tool_calls": calls}
+
+    return script
+
+
 if __name__ == "__main__":  # python -m tests.support.openai_stub --latency-ms 100: serve the conversation script
     import argparse
 
