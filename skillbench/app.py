@@ -41,6 +41,7 @@ from skillbench.plan.outcome import (
     sweep_budget_stopped,
     sweep_spent_usd,
 )
+from skillbench.plan.secret_guard import APP_CONFIG_NAME, APP_CONFIG_PATH, credential_problem
 from skillbench.store import write_json_atomic
 from skillbench.store.ownership import LOCK_FILE
 
@@ -85,7 +86,7 @@ def check_credentials(cfg: RunConfig) -> None:
         )
 
 
-@hydra.main(version_base="1.3", config_path="conf", config_name="config")
+@hydra.main(version_base="1.3", config_path=APP_CONFIG_PATH, config_name=APP_CONFIG_NAME)
 def main(cfg: DictConfig) -> float | None:
     # Imported here, not at the top: `--help` and refused configs never load the engine (MCP SDK...).
     from skillbench.engine.job import run_job, run_job_async
@@ -287,6 +288,8 @@ def check_command_line(prog: str = "python -m skillbench") -> None:
     credentials = argument_credentials(sys.argv[1:])
     if credentials:  # refused before Hydra echoes or saves any override
         problem = secrets_refusal(credentials, "on the command line")
+    if not problem:  # a key in the config it composes: refused before Hydra prints (--cfg, --info...) or runs it
+        problem = credential_problem(sys.argv[1:])
     if problem:
         print(f"skillbench: {problem}", file=sys.stderr)
         sys.exit(2)

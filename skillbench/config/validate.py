@@ -13,7 +13,7 @@ from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
 from skillbench.config.schema import BUILTIN_MOCKS, MOCK_TAGS, PassRuleConfig, PluginMock, RunConfig
-from skillbench.config.secrets import find_credentials
+from skillbench.config.secrets import config_credentials, find_credentials
 from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import ConfigError, first_cause_first
 
@@ -102,7 +102,7 @@ def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, s
         ) from None
     assert isinstance(data, dict)
     data.pop("hydra", None)
-    credentials = find_credentials(data)
+    credentials = config_credentials(cfg) if isinstance(cfg, DictConfig) else find_credentials(data)
     if credentials:  # before anything could echo or store it (skillbench/config/secrets.py)
         raise ConfigError(secrets_refusal(credentials, "in the configuration"))
     try:
