@@ -46,6 +46,12 @@ def check_registered_names(cfg: RunConfig, choices: Mapping[str, str | None] | N
     hard = cfg.pass_rule.hard_checks or []
     _check(RULE_CHECKS, hard, "pass_rule.hard_checks", rule_file, "pass_rule.hard_checks=[{}]")
     _check(RULE_CHECKS, list(cfg.checks), "checks", "conf/config.yaml", "checks.{}.<parameter>=<value>")
+    for name in hard:  # a plug-in's check runs only where the config names it: never hard where it does not run
+        if not RULE_CHECKS.get(name).runs_with(cfg.checks):
+            raise ConfigError(
+                f"config error in {rule_file} at 'pass_rule.hard_checks': the plug-in check {name!r} runs only in "
+                f"jobs whose config names it in checks, so it could never count here. Fix: add '+checks={{{name}:{{}}}}' "
+                "(or its parameters), or leave it out of hard_checks.")
     for name, given in cfg.checks.items():
         problem = RULE_CHECKS.get(name).params_problem(given)
         if problem:
