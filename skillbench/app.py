@@ -19,6 +19,7 @@ from omegaconf import DictConfig
 
 from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.config import RunConfig, validate_config
+from skillbench.config.origin import ConfigOrigin
 from skillbench.config.secrets import argument_credentials
 from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
@@ -97,9 +98,9 @@ def main(cfg: DictConfig) -> float | None:
     job_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     try:
-        choices = dict(hydra_cfg.runtime.choices)
-        run_cfg = validate_config(cfg, choices=choices)
-        check_registered_names(run_cfg, choices)
+        origin = ConfigOrigin.of(hydra_cfg)  # errors name where a value was set: the command line, a file
+        run_cfg = validate_config(cfg, origin=origin)
+        check_registered_names(run_cfg, origin=origin)
         check_credentials(run_cfg)
         # Load and select the scenarios up front: a malformed data file is refused like a bad config.
         benchmark = load_benchmark(run_cfg.benchmark.source)
