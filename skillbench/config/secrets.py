@@ -3,7 +3,9 @@
 
 Chosen over redaction: a config value is written to many places skillbench does not own (Hydra's ``.hydra/*.yaml``,
 ``multirun.yaml``, its "Launching jobs" console lines, submitit's pickles) as well as ``config.json``; refusing the
-value before Hydra writes anything is the one rule that covers every writer, present and future. Keys reach a model
+value before Hydra writes anything is the one rule that covers every writer, present and future. The same holds for
+Hydra's printers (``--cfg``, ``--info``, ``--help``, tab completion, ``hydra.verbose``): a command line whose config
+holds a credential is refused before Hydra reads it (``skillbench/plan/secret_guard.py``). Keys reach a model
 only from the environment variable its ``api_key_env`` names, which is never written anywhere.
 
 The checks never echo the value they found: a refusal names where it is, not what it is.

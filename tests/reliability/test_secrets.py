@@ -156,6 +156,8 @@ PRINTERS = {
     "-p agent.params --cfg job --resolve": ("skillbench", ["-p", "agent.params", "--cfg", "job", "--resolve"], {}),
     "--info": ("skillbench", ["--info"], {}),
     "--info config": ("skillbench", ["--info", "config"], {}),
+    **{f"--info {topic}": ("skillbench", ["--info", topic], {}) for topic in ("defaults", "defaults-tree", "plugins",
+                                                                            "searchpath")},
     "--help": ("skillbench", ["--help"], {}),
     "--help --resolve": ("skillbench", ["--help", "--resolve"], {}),
     "hydra.verbose=true (a run)": ("skillbench", ["hydra.verbose=true"], {}),
