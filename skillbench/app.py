@@ -19,6 +19,7 @@ from omegaconf import DictConfig
 
 from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.config import RunConfig, validate_config
+from skillbench.config.origin import ConfigOrigin
 from skillbench.config.secrets import argument_credentials
 from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
@@ -41,6 +42,7 @@ from skillbench.plan.outcome import (
     sweep_budget_stopped,
     sweep_spent_usd,
 )
+from skillbench.plan.secret_guard import APP_CONFIG_NAME, APP_CONFIG_PATH, credential_problem
 from skillbench.store import write_json_atomic
 from skillbench.store.ownership import LOCK_FILE
 
@@ -85,7 +87,7 @@ def check_credentials(cfg: RunConfig) -> None:
         )
 
 
-@hydra.main(version_base="1.3", config_path="conf", config_name="config")
+@hydra.main(version_base="1.3", config_path=APP_CONFIG_PATH, config_name=APP_CONFIG_NAME)
 def main(cfg: DictConfig) -> float | None:
     # Imported here, not at the top: `--help` and refused configs never load the engine (MCP SDK...).
     from skillbench.engine.job import run_job, run_job_async
@@ -96,9 +98,9 @@ def main(cfg: DictConfig) -> float | None:
     job_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     try:
-        choices = dict(hydra_cfg.runtime.choices)
-        run_cfg = validate_config(cfg, choices=choices)
-        check_registered_names(run_cfg, choices)
+        origin = ConfigOrigin.of(hydra_cfg)  # errors name where a value was set: the command line, a file
+        run_cfg = validate_config(cfg, origin=origin)
+        check_registered_names(run_cfg, origin=origin)
         check_credentials(run_cfg)
         # Load and select the scenarios up front: a malformed data file is refused like a bad config.
         benchmark = load_benchmark(run_cfg.benchmark.source)
@@ -287,6 +289,8 @@ def check_command_line(prog: str = "python -m skillbench") -> None:
     credentials = argument_credentials(sys.argv[1:])
     if credentials:  # refused before Hydra echoes or saves any override
         problem = secrets_refusal(credentials, "on the command line")
+    if not problem:  # a key in the config it composes: refused before Hydra prints (--cfg, --info...) or runs it
+        problem = credential_problem(sys.argv[1:])
     if problem:
         print(f"skillbench: {problem}", file=sys.stderr)
         sys.exit(2)

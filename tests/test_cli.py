@@ -56,7 +56,7 @@ def test_sim_grid_sweep_generates_each_rollout_once(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("override", "expected"),
     [
-        ("pass_rule.min_workflow_adherence=abc", "conf/pass_rule/paper.yaml"),
+        ("pass_rule.min_workflow_adherence=abc", "config error on the command line at 'pass_rule.min_workflow_adherence'"),
         ("+agent.temprature=0.2", "agent.temprature"),
         ("benchmark.paths=[no_such_path]", "benchmark"),
     ],
@@ -72,8 +72,8 @@ def test_bad_override_one_error_no_output(tmp_path: Path, override: str, expecte
 @pytest.mark.parametrize(
     ("overrides", "expected"),
     [
-        (["mock.response_mode=statefull"], ["conf/mock/stateful.yaml", "mock.response_mode", "'statefull'", "llm, stateful, static"]),
-        (["pass_rule.hard_checks=[target_state]"], ["conf/pass_rule/paper.yaml", "pass_rule.hard_checks", "'target_state'"]),
+        (["mock.response_mode=statefull"], ["on the command line", "mock.response_mode", "'statefull'", "llm, stateful, static"]),
+        (["pass_rule.hard_checks=[target_state]"], ["on the command line", "pass_rule.hard_checks", "'target_state'"]),
         (["mock.response_mode=statefull", "-m"], ["unknown mock response mode 'statefull'"]),
     ],
 )

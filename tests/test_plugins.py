@@ -95,3 +95,38 @@ def test_a_namespace_claimed_by_two_packages_is_refused_naming_both(tmp_path: Pa
     assert done.returncode == 2
     line = done.stderr.strip()
     assert "\n" not in line and "'acme'" in line and "acme-skillbench" in line and "acme-rival" in line
+
+
+def _rows(job: Path) -> list[dict]:
+    return [json.loads(line) for line in (job / "results.jsonl").read_text().splitlines()]
+
+
+def test_an_installed_check_changes_no_job_that_does_not_name_it(tmp_path: Path, site: Path) -> None:
+    """Installing (or removing) a plug-in with a rule check re-judges nothing: a job's rows, rule_checks_version
+    and verdict keys depend only on the checks it runs, and a plug-in's check runs only where the config names
+    it (issue 38 item 8; before, every job ran it and every verdict key changed)."""
+    job = ["run", "benchmark=smoke", "benchmark.limit=2", f"store.root={tmp_path / 'store'}"]
+    without = _skillbench(tmp_path, tmp_path / "no-plugins", *job, f"hydra.run.dir={tmp_path / 'without'}")
+    installed = _skillbench(tmp_path, site, *job, f"hydra.run.dir={tmp_path / 'installed'}")
+    named = _skillbench(tmp_path, site, *job, "+checks={acme/max_tool_calls:{limit:3}}",
+                        f"hydra.run.dir={tmp_path / 'named'}")
+    for done in (without, installed, named):
+        assert done.returncode == 0, done.stderr[-2000:]
+    before, after, opted = _rows(tmp_path / "without"), _rows(tmp_path / "installed"), _rows(tmp_path / "named")
+    keys = ("rule_checks", "rule_checks_version", "verdict_key", "rollout_key", "passed")
+    assert [{k: row[k] for k in keys} for row in after] == [{k: row[k] for k in keys} for row in before]
+    summary = json.loads((tmp_path / "installed" / "summary.json").read_text())
+    assert summary["usage"]["judge"]["calls"] == 0 < summary["usage"]["judge"]["cache_hits"]  # nothing re-judged
+    # Named, it runs: its row in every rule-check list, its version in rule_checks_version, new verdicts.
+    assert all(any(check["name"] == "acme/max_tool_calls" for check in row["rule_checks"]) for row in opted)
+    assert {row["rule_checks_version"] for row in opted}.isdisjoint({row["rule_checks_version"] for row in before})
+    assert {row["verdict_key"] for row in opted}.isdisjoint({row["verdict_key"] for row in before})
+
+
+def test_a_hard_check_the_job_does_not_run_is_refused(tmp_path: Path, site: Path) -> None:
+    done = _skillbench(tmp_path, site, "run", "benchmark.limit=1", "pass_rule.hard_checks=[acme/max_tool_calls]",
+                       f"hydra.run.dir={tmp_path / 'job'}")
+    assert done.returncode == 2 and not (tmp_path / "job").exists()
+    [line] = done.stderr.strip().splitlines()
+    assert "'acme/max_tool_calls' runs only in jobs whose config names it" in line
+    assert "Fix: add '+checks={acme/max_tool_calls:{}}'" in line

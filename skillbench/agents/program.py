@@ -7,7 +7,9 @@ import hashlib
 import importlib
 import inspect
 import sys
+from collections.abc import Iterator, Mapping
 from functools import cache
+from importlib.metadata import Distribution, distributions
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -90,41 +92,139 @@ def build_program(agent: AgentConfig) -> Agent:
     return program
 
 
-def _source_files(module: ModuleType) -> tuple[Path, list[Path]]:
-    """The folder and the .py files whose text is the program's source: the package of the defining module
-    (its folder, recursively), or the module's own file when it is not in a package."""
-    file = Path(inspect.getsourcefile(module) or "")
-    if not file.is_file():
-        raise OSError(f"no source file for module {module.__name__}")
-    if not module.__name__.count(".") and file.name != "__init__.py":
-        return file.parent, [file]
-    folder = file.parent
-    return folder, sorted(path for path in folder.rglob("*.py") if "__pycache__" not in path.parts)
+# -- The program's source hash: which code a program's objects come from ---------------------------------------------
+#
+# The code of a program is the code of its objects: the target, every class it inherits from, and every nested
+# ``_target_`` of its parameters (and their classes' bases). Each object's module stands for a *unit* of code:
+#   - a module of an installed distribution (a wheel in site-packages, a plug-in installed with pip): the
+#     distribution's name, version and RECORD (the installer's list of its files with their hashes), so an
+#     upgrade or a reinstall of changed code is a new key, and reading its files is never needed;
+#   - a module on the path (a folder on PYTHONPATH, an editable install, the working tree): every ``.py`` file of
+#     its top-level package's folder (the outermost regular package; a top-level single-file module: that file),
+#     so a base class, a prompts module or a helper one package up is covered;
+#   - the standard library: not hashed (it changes with the Python version, which is not part of any key).
+# Each unit's hash is cached by its files' modification times, so a job pays a stat per file.
+
+
+def _program_objects(program: Mapping[str, Any]) -> list[Any]:
+    """The program's target and its nested ``_target_`` objects, each with the classes it inherits from."""
+    found = [resolve_target(program[PROGRAM_TARGET])]
+    for target in _nested_targets({key: value for key, value in program.items() if key != PROGRAM_TARGET}):
+        nested = _import_object(target)
+        if nested is not None:  # one that does not import is build_program's to report
+            found.append(nested)
+    objects: list[Any] = []
+    for obj in found:
+        objects.extend(inspect.getmro(obj) if inspect.isclass(obj) else (obj,))
+    return objects
+
+
+def _import_object(path: str) -> Any:
+    """The object a dotted path names (``pkg.module.Class`` or ``pkg.module.Class.method``), as Hydra's
+    ``_target_`` finds it; None when it does not import."""
+    parts = path.split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        try:
+            obj: Any = importlib.import_module(".".join(parts[:split]))
+            for attribute in parts[split:]:
+                obj = getattr(obj, attribute)
+            return obj
+        except (ImportError, AttributeError):
+            continue
+    return None
+
+
+def _nested_targets(params: Any) -> Iterator[str]:
+    if isinstance(params, Mapping):
+        if isinstance(params.get("_target_"), str):
+            yield params["_target_"]
+        for value in params.values():
+            yield from _nested_targets(value)
+    elif isinstance(params, list | tuple):
+        for value in params:
+            yield from _nested_targets(value)
 
 
 @cache
-def _hash_folder(module_name: str, mtimes: tuple[tuple[str, int], ...]) -> str:
-    module = sys.modules[module_name]
-    folder, files = _source_files(module)
+def _installed_at(root: Path, _mtime_ns: int) -> tuple[tuple[Distribution, str], ...]:
+    """The distributions installed in this ``sys.path`` folder, each with its RECORD (the installer's list of
+    its files and their hashes). Read once per folder and process, again when an install changes the folder."""
+    return tuple((dist, dist.read_text("RECORD") or "") for dist in distributions(path=[str(root)]))
+
+
+def _installed_distribution(module: ModuleType, file: Path) -> tuple[Distribution, str] | None:
+    """The distribution installed beside the module's top-level package whose RECORD lists ``file``, with that
+    RECORD (an editable install lists none of its sources: its code counts as code on the path)."""
+    depth = module.__name__.count(".") + (1 if file.name == "__init__.py" else 0)
+    if depth >= len(file.parents):
+        return None
+    root = file.parents[depth]
+    line = file.relative_to(root).as_posix() + ","
+    for dist, record in _installed_at(root, root.stat().st_mtime_ns):
+        if record.startswith(line) or f"\n{line}" in record:
+            return dist, record
+    return None
+
+
+def _package_root(module: ModuleType, file: Path) -> tuple[str, Path, list[Path]]:
+    """The name and folder of the module's outermost regular package, and its ``.py`` files; for a top-level
+    single-file module (or one in a namespace package only): its name, its folder and that file."""
+    parts = module.__name__.split(".")
+    for depth in range(1, len(parts) + 1):
+        name = ".".join(parts[:depth])
+        init = getattr(sys.modules.get(name), "__file__", None)
+        if init is not None and Path(init).name == "__init__.py":
+            folder = Path(init).parent
+            return name, folder, sorted(path for path in folder.rglob("*.py") if "__pycache__" not in path.parts)
+    return module.__name__, file.parent, [file]
+
+
+def _code_unit(module: ModuleType) -> tuple[str, Path | None, list[Path]] | None:
+    """``(label, folder, files)`` of the unit of code a module belongs to: an installed distribution's has no
+    folder and its label holds its identity; a unit on the path is labelled by its package's (or module's) name.
+    None for the standard library."""
+    if module.__name__.split(".")[0] in sys.stdlib_module_names:
+        return None
+    file = Path(inspect.getsourcefile(module) or getattr(module, "__file__", None) or "")
+    if not file.is_file():
+        raise OSError(f"no source file for module {module.__name__}")
+    installed = _installed_distribution(module, file)
+    if installed is not None:
+        dist, record = installed
+        return (f"{dist.metadata['Name']}=={dist.version} record:{hashlib.sha256(record.encode()).hexdigest()}",
+                None, [])
+    return _package_root(module, file)
+
+
+@cache
+def _hash_unit(folder: Path, mtimes: tuple[tuple[str, int], ...]) -> str:
     digest = hashlib.sha256()
-    for path in files:
+    for name, _mtime in mtimes:
+        path = Path(name)
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return "sha256:" + digest.hexdigest()[:16]
+    return digest.hexdigest()
 
 
-def program_source_hash(target: str) -> str:
-    """A hash of the source of the program ``target`` names (see :func:`_source_files`)."""
-    obj = resolve_target(target)
-    module = inspect.getmodule(obj)
+def program_source_hash(program: Mapping[str, Any]) -> str:
+    """A hash of the code the program's objects come from (see the rules above this function)."""
+    target = program[PROGRAM_TARGET]
+    units: dict[str, str] = {}
     try:
-        if module is None:
-            raise OSError(f"{target} has no module")
-        _folder, files = _source_files(module)
-        mtimes = tuple((str(path), path.stat().st_mtime_ns) for path in files)
-        return _hash_folder(module.__name__, mtimes)
+        for obj in _program_objects(program):
+            module = inspect.getmodule(obj)
+            if module is None:
+                raise OSError(f"{obj!r} of {target} has no module")
+            unit = _code_unit(module)
+            if unit is None or unit[0] in units:
+                continue
+            label, folder, files = unit
+            units[label] = "" if folder is None else _hash_unit(
+                folder, tuple((str(path), path.stat().st_mtime_ns) for path in files))
     except OSError as exc:
         raise ConfigError(f"config error at 'agent.program': cannot read the source of {target} ({exc}). Fix: set "
                           "agent.hash_source=false and version the program yourself with agent.program_version.") from None
+    digest = hashlib.sha256("\n".join(f"{label}\0{units[label]}" for label in sorted(units)).encode())
+    return "sha256:" + digest.hexdigest()[:16]
 
 
 def with_program_identity(cfg: RunConfig) -> RunConfig:
@@ -133,5 +233,5 @@ def with_program_identity(cfg: RunConfig) -> RunConfig:
     agent = cfg.agent
     if agent.program is None or not agent.hash_source or agent.program_source is not None:
         return cfg
-    source = program_source_hash(agent.program[PROGRAM_TARGET])
+    source = program_source_hash(agent.program)
     return cfg.model_copy(update={"agent": agent.model_copy(update={"program_source": source})})

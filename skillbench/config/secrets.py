@@ -3,7 +3,9 @@
 
 Chosen over redaction: a config value is written to many places skillbench does not own (Hydra's ``.hydra/*.yaml``,
 ``multirun.yaml``, its "Launching jobs" console lines, submitit's pickles) as well as ``config.json``; refusing the
-value before Hydra writes anything is the one rule that covers every writer, present and future. Keys reach a model
+value before Hydra writes anything is the one rule that covers every writer, present and future. The same holds for
+Hydra's printers (``--cfg``, ``--info``, ``--help``, tab completion, ``hydra.verbose``): a command line whose config
+holds a credential is refused before Hydra reads it (``skillbench/plan/secret_guard.py``). Keys reach a model
 only from the environment variable its ``api_key_env`` names, which is never written anywhere.
 
 The checks never echo the value they found: a refusal names where it is, not what it is.
@@ -14,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from omegaconf import DictConfig, ListConfig, OmegaConf
 
 # Config keys that hold a credential. Matched on the last dotted segment, lower-cased, '-' read as '_'.
 _CREDENTIAL_NAMES = frozenset({
@@ -91,6 +95,52 @@ def find_credentials(data: Any, prefix: str = "") -> list[str]:
     return found
 
 
+# ${oc.env:NAME} or ${oc.env:NAME,default}: the variable a config value is read from.
+_ENV_INTERPOLATION = re.compile(r"\$\{\s*oc\.env\s*:\s*([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _env_credentials(data: Any, prefix: str = "") -> list[str]:
+    """Dotted paths of values (as written) that interpolate an environment variable named like a credential
+    (``${oc.env:OPENAI_API_KEY}``): resolved, they hold a key whatever its format and whatever the config key."""
+    if isinstance(data, Mapping):
+        return [path for key, value in data.items() for path in _env_credentials(value, f"{prefix}{key}.")]
+    if isinstance(data, list | tuple):
+        return [path for i, value in enumerate(data) for path in _env_credentials(value, f"{prefix}{i}.")]
+    if isinstance(data, str) and any(credential_name(name) for name in _ENV_INTERPOLATION.findall(data)):
+        return [prefix.rstrip(".")]
+    return []
+
+
+def _resolved(node: DictConfig | ListConfig) -> Any:
+    """``node`` as plain containers, each value resolved where it can be on its own (None where it cannot: a
+    ``${hydra:...}`` outside a job, an unset variable); one unresolvable value hides no other."""
+    keys: Iterable[Any] = node.keys() if isinstance(node, DictConfig) else range(len(node))
+    out: dict[Any, Any] | list[Any] = {} if isinstance(node, DictConfig) else []
+    for key in keys:
+        try:
+            value = node[key]
+        except Exception:  # any resolution failure: the value is still checked as written
+            value = None
+        if isinstance(value, DictConfig | ListConfig):
+            value = _resolved(value)
+        if isinstance(out, dict):
+            out[key] = value
+        else:
+            out.append(value)
+    return out
+
+
+def config_credentials(cfg: DictConfig) -> list[str]:
+    """Dotted paths of a composed config (the ``hydra`` node included) holding a credential, found as written
+    (a credential's name, a known key format, an override string, ``${oc.env:...}`` of a credential's variable)
+    and as resolved (an interpolated value in a known key format). The one check of every path that writes,
+    prints or echoes a composed config: the run's preflight, ``validate_config`` and the command line's
+    printing flags (``skillbench/plan/secret_guard.py``)."""
+    written = OmegaConf.to_container(cfg, resolve=False)
+    found = [*find_credentials(written), *_env_credentials(written), *find_credentials(_resolved(cfg))]
+    return list(dict.fromkeys(found))
+
+
 def _override_credential(item: str) -> bool:
     """A ``key=value`` string (a Hydra override, wherever it is stored) that sets a credential."""
     if "=" not in item:
@@ -113,9 +163,12 @@ def argument_credentials(arguments: Iterable[str]) -> list[str]:
     return found
 
 
-def refusal(places: list[str], source: str) -> str:
-    """One line: where the credentials are (never what they are), and the fix."""
+def refusal(places: list[str], source: str, shown_by: str | None = None) -> str:
+    """One line: where the credentials are (never what they are), and the fix. ``shown_by``: the flag that asked
+    to print the config (``--cfg job``), which prints nothing either."""
     shown = ", ".join(f"'{place}'" for place in places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
-    return (f"a credential is set {source} at {shown}; config values are written to the run folder, so keys never go "
-            "there. Fix: remove it and export the key in an environment variable named by the model's api_key_env "
-            "(e.g. agent.api_key_env=MY_AGENT_KEY with export MY_AGENT_KEY=...); nothing was run or written.")
+    why = (f"{shown_by} prints no config that holds a key, and a run would write it to the run folder" if shown_by
+           else "config values are written to the run folder, so keys never go there")
+    return (f"a credential is set {source} at {shown}; {why}. Fix: remove it and export the key in an environment "
+            "variable named by the model's api_key_env (e.g. agent.api_key_env=MY_AGENT_KEY with export "
+            "MY_AGENT_KEY=...); nothing was run, written or printed.")

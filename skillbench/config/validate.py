@@ -12,19 +12,11 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
+from skillbench.config.origin import ConfigOrigin
 from skillbench.config.schema import BUILTIN_MOCKS, MOCK_TAGS, PassRuleConfig, PluginMock, RunConfig
-from skillbench.config.secrets import find_credentials
+from skillbench.config.secrets import config_credentials, find_credentials
 from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import ConfigError, first_cause_first
-
-
-def config_file(group: str, choices: Mapping[str, str | None]) -> str:
-    """The file a config group's values came from, as error messages name it."""
-    choice = choices.get(group)
-    if choice:
-        return f"conf/{group}/{choice}.yaml"
-    return "conf/config.yaml"
-
 
 _CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -88,38 +80,43 @@ def _first_line(exc: OmegaConfBaseException) -> str:
     return str(getattr(exc, "msg", None) or exc).strip().splitlines()[0]
 
 
-def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, str | None] | None = None) -> RunConfig:
-    """Resolve ``cfg`` and check every key and value; raise :class:`ConfigError` naming file, field and fix."""
-    choices = dict(choices or {})
+def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, str | None] | None = None, *,
+                    origin: ConfigOrigin | None = None) -> RunConfig:
+    """Resolve ``cfg`` and check every key and value; raise :class:`ConfigError` naming where the value was set
+    (``origin``: the command line, the sweep, a preset or group file; else the group's file from ``choices``),
+    the field and the fix."""
+    origin = origin or ConfigOrigin(choices=dict(choices or {}))
     try:
         data = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True) if isinstance(cfg, DictConfig) else dict(cfg)
     except OmegaConfBaseException as exc:
-        key = getattr(exc, "full_key", None) or "?"
-        group = str(key).split(".")[0]
-        raise ConfigError(
-            f"config error in {config_file(group, choices)} at '{key}': {_first_line(exc)}. "
-            f"Fix: set it on the command line, e.g. {key}=<value>, or in that file."
-        ) from None
+        key = str(getattr(exc, "full_key", None) or "?")
+        where = origin.where(key)
+        fix = (f"correct it on the command line, e.g. {key}=<value>" if where == "on the command line"
+               else f"set it on the command line, e.g. {key}=<value>, or {where}")
+        raise ConfigError(f"config error {where} at '{key}': {_first_line(exc)}. Fix: {fix}.") from None
     assert isinstance(data, dict)
     data.pop("hydra", None)
-    credentials = find_credentials(data)
+    credentials = config_credentials(cfg) if isinstance(cfg, DictConfig) else find_credentials(data)
     if credentials:  # before anything could echo or store it (skillbench/config/secrets.py)
         raise ConfigError(secrets_refusal(credentials, "in the configuration"))
     try:
-        return label_changed_rule(RunConfig.model_validate(data), choices)
+        return label_changed_rule(RunConfig.model_validate(data), origin.choices)
     except ValidationError as exc:
         errors = first_cause_first(exc)
         err = dict(errors[0])
         err["loc"], mock_model = _untag(tuple(err["loc"]))
         loc = ".".join(str(p) for p in err["loc"])
         group = str(err["loc"][0]) if err["loc"] else ""
+        where = origin.where(loc)
         if err["type"] == "extra_forbidden":
-            fix = f"remove '{loc}' or correct its spelling (see the fields of {config_file(group, choices)})"
+            fix = f"remove '{loc}' or correct its spelling (see the fields of {origin.file(group)})"
             fix = _known_field_hint(err, mock_model) or fix
         elif err["type"] == "missing":
-            fix = f"add '{loc}' to {config_file(group, choices)} or pass {loc}=<value>"
+            fix = f"add '{loc}' to {origin.file(group)} or pass {loc}=<value>"
+        elif where == "on the command line":
+            fix = f"pass a valid value on the command line, e.g. {loc}=<value>"
         else:
-            fix = f"pass a valid value, e.g. {loc}=<value>, or edit {config_file(group, choices)}"
+            fix = f"pass a valid value, e.g. {loc}=<value>, or edit {where.removeprefix('in ')}"
         got = f" (got {err['input']!r})" if err["type"] not in {"missing"} and not isinstance(err.get("input"), dict) else ""
         more = f" [and {len(errors) - 1} more problem(s)]" if len(errors) > 1 else ""
-        raise ConfigError(f"config error in {config_file(group, choices)} at '{loc}': {err['msg']}{got}. Fix: {fix.rstrip('.?')}{'?' if fix.endswith('?') else '.'}{more}") from None
+        raise ConfigError(f"config error {where} at '{loc}': {err['msg']}{got}. Fix: {fix.rstrip('.?')}{'?' if fix.endswith('?') else '.'}{more}") from None

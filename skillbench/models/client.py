@@ -37,20 +37,15 @@ from skillbench.models.server_faults import describe_model_fault, model_fault
 
 log = logging.getLogger(__name__)
 
-# litellm exception names that are worth retrying (rate limits, overload, network, timeouts).
-_TRANSIENT = (
-    "RateLimitError",
-    "APIConnectionError",
-    "Timeout",
-    "ServiceUnavailableError",
-    "InternalServerError",
-    "APIError",
-)
+# Retrying a request is decided by its HTTP status (see is_transient); these litellm exceptions carry no usable
+# status of their own (the connection dropped, the client timed out) and are retried too.
+_TRANSIENT_WITHOUT_STATUS = ("APIConnectionError", "Timeout", "APIError")
 # A request the provider refused as malformed (HTTP 400 and litellm's subclasses of it).
 _REFUSED = ("BadRequestError", "ContextWindowExceededError", "ContentPolicyViolationError", "UnsupportedParamsError")
 # Failures that repeating the request cannot fix (bad key, no access, unknown model or route): not retried,
 # neither here nor as a whole conversation.
 _PERMANENT = ("AuthenticationError", "PermissionDeniedError", "NotFoundError")
+_PERMANENT_STATUS = frozenset({401, 403, 404})
 MAX_RETRY_AFTER_S = 60.0  # a server asking for a longer pause is treated as down: the rerun fills the row in
 # A 503 that names a cause like these (or carries Retry-After) is throttling by a live server, not an outage.
 _THROTTLE_WORDS = re.compile(r"overload|capacity|rate.?limit|too many|busy|try again|slow down|quota", re.IGNORECASE)
@@ -155,6 +150,26 @@ def is_throttled(exc: BaseException) -> bool:
         headers = error_headers(exc)
         return "retry-after" in headers or "retry-after-ms" in headers or bool(_THROTTLE_WORDS.search(str(exc)))
     return False
+
+
+def _status(exc: BaseException) -> int | None:
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Worth sending again: any 5xx (502 and 504 included; a 5xx reporting the model's own output never gets
+    here, see server_faults.py), 408 and 429, or a failure with no HTTP status (a dropped connection, a client
+    timeout). Decided by the status, not by litellm's class names, which differ per status and provider."""
+    status = _status(exc)
+    if status is not None:
+        return status >= 500 or status in (408, 429)
+    return isinstance(exc, asyncio.TimeoutError) or type(exc).__name__ in _TRANSIENT_WITHOUT_STATUS
+
+
+def is_permanent(exc: BaseException) -> bool:
+    """A bad key, no access, an unknown model or route (401, 403, 404): repeating it cannot help."""
+    return _status(exc) in _PERMANENT_STATUS or type(exc).__name__ in _PERMANENT
 
 
 def estimated_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
@@ -312,12 +327,11 @@ class ModelClient:
                     throttled_s = time.monotonic() - began
                     log.debug("%s throttled (%s); waiting for the endpoint's limiter", self.cfg.model, name)
                     continue
-                transient = name in _TRANSIENT or isinstance(exc, asyncio.TimeoutError)
-                delay = self._delay(exc, attempt, deadline) if transient and attempt < self.cfg.max_retries else None
+                delay = self._delay(exc, attempt, deadline) if is_transient(exc) and attempt < self.cfg.max_retries else None
                 if delay is None:
                     raise InfrastructureError(
                         f"{self.cfg.name} ({self.cfg.model}): {name} after {attempt + 1} attempt(s): {str(exc)[:300]}",
-                        usage=spent, retryable=name not in _PERMANENT,
+                        usage=spent, retryable=not is_permanent(exc),
                     ) from exc
                 log.debug("retrying %s after %s (attempt %d, %.1fs)", self.cfg.model, name, attempt + 1, delay)
                 attempt += 1

@@ -69,18 +69,12 @@ def _guarded(step: Callable[[], None]) -> None:
 
 def _refuse_credentials(master: DictConfig) -> None:
     """A credential anywhere in the composed config (a YAML file, an experiment preset, a sweep parameter, an
-    interpolated environment variable) is refused before Hydra writes or prints a single value."""
-    from skillbench.config.secrets import find_credentials
+    interpolated environment variable; Hydra's own node with its overrides and env_set) is refused before Hydra
+    writes or prints a single value."""
+    from skillbench.config.secrets import config_credentials
     from skillbench.config.secrets import refusal as secrets_refusal
 
-    body = OmegaConf.masked_copy(master, [key for key in master if key != "hydra"])
-    try:
-        data = OmegaConf.to_container(body, resolve=True)
-    except Exception:  # an unresolvable value is the validation's to report; read it as written
-        data = OmegaConf.to_container(body, resolve=False)
-    found = find_credentials(data)
-    if "hydra" in master:  # Hydra's own node holds the overrides, sweep parameters and env_set it saves
-        found += find_credentials({"hydra": OmegaConf.to_container(master.hydra, resolve=False)})
+    found = config_credentials(master)
     if found:
         _refuse([secrets_refusal(found, "in the configuration")])
 

@@ -132,6 +132,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def hydra_arguments(argv: list[str]) -> argparse.Namespace | None:
+    """Hydra's reading of a command line (its flags, and the overrides before them); None when its parser
+    refuses it (:func:`argv_problem` says why)."""
+    try:
+        return _parser().parse_known_args(argv)[0]
+    except _Refused:
+        return None
+
+
 def _flags(parser: argparse.ArgumentParser) -> list[str]:
     return sorted({option for action in parser._actions for option in action.option_strings})
 

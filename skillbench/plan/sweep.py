@@ -11,6 +11,7 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.benchmark.loader import Benchmark
 from skillbench.config import RunConfig, validate_config
+from skillbench.config.origin import ConfigOrigin
 from skillbench.core.errors import BenchmarkDataError, ConfigError
 from skillbench.engine.names import check_registered_names
 from skillbench.models.prompt_size import TYPICAL_SCENARIO_TOKENS, scenario_tokens
@@ -81,6 +82,7 @@ class ComposedJob:
     cfg: DictConfig | None  # None: Hydra could not compose the job (``problem`` says why)
     choices: dict[str, str | None] = field(default_factory=dict)
     problem: str | None = None
+    origin: ConfigOrigin | None = None  # where its values were set (None: named by ``choices`` alone)
 
 
 def _body(cfg: DictConfig) -> DictConfig:
@@ -108,7 +110,8 @@ def compose_jobs(master: DictConfig) -> list[ComposedJob]:
     from omegaconf.errors import OmegaConfBaseException
 
     if "MULTIRUN" not in str(OmegaConf.select(master, "hydra.mode")):
-        return [ComposedJob(list(OmegaConf.select(master, "hydra.overrides.task") or []), _body(master), _choices(master))]
+        run = ComposedJob(list(OmegaConf.select(master, "hydra.overrides.task") or []), _body(master), _choices(master))
+        return _with_origins(master, [run])
     loader = GlobalHydra.instance().config_loader()
     composed: list[ComposedJob] = []
     swapper: _GroupSwapper | None = None  # built from the first job Hydra composes
@@ -128,6 +131,14 @@ def compose_jobs(master: DictConfig) -> list[ComposedJob]:
         composed.append(quick)
     global _last_composed
     _last_composed = (master, frozenset(tuple(job.overrides) for job in composed if job.problem is None))
+    return _with_origins(master, composed)
+
+
+def _with_origins(master: DictConfig, composed: list[ComposedJob]) -> list[ComposedJob]:
+    """Each job with where its values were set: the master's command line and search path, its own overrides."""
+    hydra = master.get("hydra")
+    for job in composed:
+        job.origin = ConfigOrigin.of(hydra, job.overrides, job.choices)
     return composed
 
 
@@ -244,8 +255,9 @@ def plan_jobs(composed: list[ComposedJob]) -> list[PlannedJob]:
             job.problem = item.problem
             continue
         try:
-            job.cfg = validate_config(item.cfg, choices=job.choices)
-            check_registered_names(job.cfg, job.choices)
+            origin = item.origin or ConfigOrigin(choices=job.choices)
+            job.cfg = validate_config(item.cfg, origin=origin)
+            check_registered_names(job.cfg, origin=origin)
         except ConfigError as exc:
             job.cfg, job.problem = None, str(exc)
             continue

@@ -185,7 +185,7 @@ def recheck_rows(job: Job) -> list[ResultRow]:
     benchmark = _benchmark_of(job)
     scenarios = {scenario.id: scenario for scenario in benchmark.scenarios}
     finder = TranscriptFinder([job])
-    load_plugins()  # installed plug-ins' checks are rechecked too
+    load_plugins()  # the plug-in checks the job named (its checks) are rechecked too
     params = job.config.get("checks") or {}  # the rule-check parameters the job ran with
     version = rule_checks_version((), params)
     rows: list[ResultRow] = []

@@ -14,7 +14,7 @@ from skillbench.engine import RESULTS_FILE, ResultRow, run_job
 from skillbench.evaluation.records import Verdict
 from skillbench.store import ArtifactStore
 from tests.conftest import REPO, compose_config
-from tests.support.openai_stub import conversation_script, stub_server
+from tests.support.openai_stub import NGINX_502, conversation_script, stub_server
 
 SECRET = "sk-live-DO-NOT-STORE-4242"
 
@@ -130,3 +130,18 @@ def test_a_judge_that_keeps_failing_counts_its_attempts_over_reruns(tmp_path: Pa
     assert row.judge_error is not None and "6 in all over reruns" in row.judge_error
     [stored] = _stored_verdicts(tmp_path)
     assert stored.failed_requests == 6 and [a.reply for a in stored.attempts][-1] == "still prose"
+
+
+def test_a_502_page_from_a_proxy_is_sent_again_and_the_row_is_scored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """nginx answers the judge's first request with its 502 HTML page (the server behind it restarting): the
+    client sends it again (by status, docs/outcomes.md), so the row is scored with 2 judge requests, not redone."""
+    pages = iter([NGINX_502])
+    with stub_server(lambda body: next(pages, None) or conversation_script(body)) as server:
+        monkeypatch.setenv("SKILLBENCH_GEMMA4_API_BASE", server.base_url)
+        cfg = compose_config("agent=sim_careful", "judge=gemma4", "user_sim=sim_user", f"store.root={tmp_path / 'store'}",
+                             "benchmark.scenarios=[hc-resched-happy-01]")
+        summary = run_job(cfg, tmp_path / "job")
+    [row] = [ResultRow.model_validate_json(line) for line in (tmp_path / "job" / RESULTS_FILE).read_text().splitlines()]
+    assert len(server.requests) == 2 and summary.infra_errors == 0 and summary.judge_errors == 0
+    assert row.scores is not None and row.passed is not None and row.infra_error is None
+    assert summary.usage["judge"].calls == 1 and summary.usage["judge"].failed_attempts == 1

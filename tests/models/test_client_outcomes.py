@@ -12,7 +12,7 @@ from skillbench.config.schema import ModelConfig
 from skillbench.core.errors import InfrastructureError, ModelOutputError
 from skillbench.models import ModelClient
 from skillbench.models.client import split_reasoning
-from tests.support.openai_stub import FaultPlan, stub_server, text_reply
+from tests.support.openai_stub import NGINX_502, FaultPlan, RawReply, stub_server, text_reply
 
 HELLO = [{"role": "user", "content": "hello"}]
 
@@ -102,6 +102,29 @@ async def test_cost_is_litellm_response_cost_for_a_priced_model(monkeypatch: pyt
 
 async def test_an_auth_failure_is_infra_and_not_retried() -> None:
     with stub_server(lambda body: text_reply("hi"), fail_first=5, fail_status=401) as server, \
+            pytest.raises(InfrastructureError) as caught:
+        await _client(server.base_url).complete(HELLO)
+    assert not caught.value.retryable and len(server.requests) == 1
+
+
+_NGINX_PAGE = NGINX_502.body
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 504, 520])
+async def test_a_5xx_that_says_nothing_about_the_model_is_sent_again(status: int) -> None:
+    """By status, whatever class litellm maps it to (502 BadGatewayError, 504 Timeout, 520 APIError): an HTML page
+    from the proxy in front of the server, once, then the reply."""
+    page = RawReply(status, str(_NGINX_PAGE).replace("502 Bad Gateway", f"{status} Error"), {"content-type": "text/html"})
+    replies = iter([page])
+    with stub_server(lambda body: next(replies, text_reply("hi"))) as server:
+        reply = await _client(server.base_url, timeout_s=5).complete(HELLO)
+    assert reply.content == "hi"
+    assert len(server.requests) == 2 and (reply.usage.failed_attempts, reply.usage.retries) == (1, 1)
+
+
+@pytest.mark.parametrize("status", [401, 403, 404])
+async def test_a_refused_key_access_or_model_is_never_sent_again(status: int) -> None:
+    with stub_server(lambda body: text_reply("hi"), fail_first=5, fail_status=status) as server, \
             pytest.raises(InfrastructureError) as caught:
         await _client(server.base_url).complete(HELLO)
     assert not caught.value.retryable and len(server.requests) == 1

@@ -5,6 +5,7 @@ multirun.yaml, the store, stdout, stderr) is searched for each planted key."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,126 @@ def test_an_in_process_run_that_ended_by_exit_does_not_keep_its_folder(tmp_path:
     assert live_owner(tmp_path / "run") is not None
     second.release()
     assert live_owner(tmp_path / "run") is None
+
+
+# -- Printing paths (issue 38 item 8): every flag that prints or echoes a composed config goes through the one
+# check of skillbench/plan/secret_guard.py, before Hydra reads the command line.
+
+HEADER_VALUE = "plain-header-value-PLANTED-42"  # no known key format: found by its header's name
+ENV_VALUE = "envsecret-PLANTED-no-format-42"  # no known key format: found by its variable's name
+
+
+@pytest.fixture(scope="module")
+def leaky_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A user's --config-dir with one credential per source: a YAML key (an agent file), an experiment preset,
+    a header name, an environment interpolation."""
+    folder = tmp_path_factory.mktemp("leaky") / "conf"
+    (folder / "agent").mkdir(parents=True)
+    (folder / "experiment").mkdir()
+    (folder / "agent" / "leaky.yaml").write_text(
+        f"defaults:\n  - sim_careful\n  - _self_\nname: leaky\nparams:\n  api_key: {YAML_KEY}\n")
+    (folder / "experiment" / "preset.yaml").write_text(
+        f"# @package _global_\njudge:\n  params:\n    api_key: {PRESET_KEY}\n")
+    (folder / "experiment" / "header.yaml").write_text(
+        f"# @package _global_\nagent:\n  params:\n    extra_headers:\n      x-api-key: {HEADER_VALUE}\n")
+    (folder / "experiment" / "from_env.yaml").write_text(
+        "# @package _global_\nagent:\n  params:\n    base_headers: ${oc.env:OPENAI_API_KEY}\n")
+    (folder / "experiment" / "every_source.yaml").write_text(  # the other three at once (with agent=leaky: four)
+        f"# @package _global_\njudge:\n  params:\n    api_key: {PRESET_KEY}\nagent:\n  params:\n    extra_headers:\n"
+        f"      x-api-key: {HEADER_VALUE}\n    base_headers: ${{oc.env:OPENAI_API_KEY}}\n")
+    (folder / "experiment" / "clean.yaml").write_text("# @package _global_\nagent:\n  params:\n    temperature: 0.5\n")
+    return folder
+
+
+SOURCES = {  # the override that brings each credential in, and its value
+    "yaml key": ("agent=leaky", YAML_KEY),
+    "experiment preset": ("experiment=preset", PRESET_KEY),
+    "header name": ("experiment=header", HEADER_VALUE),
+    "env interpolation": ("experiment=from_env", ENV_VALUE),
+}
+
+# (entry point, flags after the overrides, extra environment)
+PRINTERS = {
+    "--cfg job": ("skillbench", ["--cfg", "job"], {}),
+    "--cfg hydra": ("skillbench", ["--cfg", "hydra"], {}),
+    "--cfg all": ("skillbench", ["--cfg", "all"], {}),
+    "--cfg job --resolve": ("skillbench", ["--cfg", "job", "--resolve"], {}),
+    "--cfg all --resolve": ("skillbench", ["--cfg", "all", "--resolve"], {}),
+    "-p agent.params --cfg job --resolve": ("skillbench", ["-p", "agent.params", "--cfg", "job", "--resolve"], {}),
+    "--info": ("skillbench", ["--info"], {}),
+    "--info config": ("skillbench", ["--info", "config"], {}),
+    **{f"--info {topic}": ("skillbench", ["--info", topic], {}) for topic in ("defaults", "defaults-tree", "plugins",
+                                                                            "searchpath")},
+    "--help": ("skillbench", ["--help"], {}),
+    "--help --resolve": ("skillbench", ["--help", "--resolve"], {}),
+    "hydra.verbose=true (a run)": ("skillbench", ["hydra.verbose=true"], {}),
+    "HYDRA_FULL_ERROR=1 --cfg all --resolve": ("skillbench", ["--cfg", "all", "--resolve"], {"HYDRA_FULL_ERROR": "1"}),
+    "skillbench run --cfg job --resolve": ("skillbench.cli", ["--cfg", "job", "--resolve"], {}),
+}
+
+
+PLACES = {"yaml key": "agent.params.api_key", "experiment preset": "judge.params.api_key",
+          "header name": "agent.params.extra_headers.x-api-key", "env interpolation": "agent.params.base_headers"}
+
+
+def _printed(tmp_path: Path, leaky_dir: Path, overrides: list[str], printer: str) -> subprocess.CompletedProcess[str]:
+    module, flags, env = PRINTERS[printer]
+    command = ["run"] if module == "skillbench.cli" else []
+    return skillbench(tmp_path, *command, "--config-dir", str(leaky_dir), *overrides, f"hydra.run.dir={tmp_path / 'run'}",
+                      *flags, env={"OPENAI_API_KEY": ENV_VALUE, **env}, module=module)
+
+
+def _refused_silently(result: subprocess.CompletedProcess[str], tmp_path: Path, secrets: list[str]) -> str:
+    for secret in secrets:
+        assert (result.stdout + result.stderr).count(secret) == 0, secret
+    assert result.returncode == 2, result.stderr[-2000:]
+    [line] = skillbench_lines(result.stderr)
+    assert "a credential is set in the configuration" in line and "api_key_env" in line and "Fix:" in line
+    assert not list(tmp_path.iterdir())  # no run folder, nothing written
+    return line
+
+
+@pytest.mark.parametrize("printer", list(PRINTERS))
+def test_no_flag_prints_a_credential_of_the_config(tmp_path: Path, leaky_dir: Path, printer: str) -> None:
+    """Every flag, on a config holding a credential from each of the four sources at once: none of the four
+    values in stdout or stderr, one refusal line, exit 2 (which source is found is proved one by one below)."""
+    result = _printed(tmp_path, leaky_dir, ["agent=leaky", "experiment=every_source"], printer)
+    line = _refused_silently(result, tmp_path, [secret for _, secret in SOURCES.values()])
+    assert "'agent.params.api_key'" in line and "and 1 more" in line
+
+
+@pytest.mark.parametrize("source", list(SOURCES))
+def test_each_source_of_a_credential_is_found_before_anything_is_printed(tmp_path: Path, leaky_dir: Path,
+                                                                         source: str) -> None:
+    override, secret = SOURCES[source]
+    line = _refused_silently(_printed(tmp_path, leaky_dir, [override], "--cfg job --resolve"), tmp_path, [secret])
+    assert f"at '{PLACES[source]}';" in line
+
+
+@pytest.mark.parametrize("source", list(SOURCES))
+def test_tab_completion_never_offers_a_credential(tmp_path: Path, leaky_dir: Path, source: str) -> None:
+    """Completing ``<key>=`` prints the key's current value (Hydra's completion); a config holding a credential
+    gets no candidates and the refusal on stderr, which the completion script discards."""
+    override, secret = SOURCES[source]
+    line = f"python -m skillbench hydra.searchpath=[file://{leaky_dir}] {override} {PLACES[source]}="
+    result = skillbench(tmp_path, "-sc", "query=bash", env={"COMP_LINE": line, "OPENAI_API_KEY": ENV_VALUE})
+    assert (result.stdout + result.stderr).count(secret) == 0, source
+    assert result.stdout.strip() == "" and "a credential is set in the configuration" in result.stderr
+
+
+def test_a_config_without_credentials_is_still_printed_and_completed(tmp_path: Path, leaky_dir: Path) -> None:
+    shown = skillbench(tmp_path, "--config-dir", str(leaky_dir), "experiment=clean", "--cfg", "job", "--resolve",
+                       env={"OPENAI_API_KEY": ENV_VALUE})
+    assert shown.returncode == 0 and "temperature: 0.5" in shown.stdout, shown.stderr[-2000:]
+    line = f"python -m skillbench hydra.searchpath=[file://{leaky_dir}] experiment=clean agent.params.temperature="
+    completed = skillbench(tmp_path, "-sc", "query=bash", env={"COMP_LINE": line})
+    assert completed.stdout.split() == ["agent.params.temperature=0.5"], completed.stderr[-2000:]
+
+
+def test_a_key_in_the_error_hydra_would_print_is_refused_naming_its_key(tmp_path: Path, leaky_dir: Path) -> None:
+    """Hydra refuses a value of the wrong type by quoting it ("Value 'sk-...' is not a valid bool"): the refusal
+    names the key instead, with HYDRA_FULL_ERROR=1 too."""
+    (leaky_dir / "experiment" / "typed.yaml").write_text(f"# @package _global_\nhydra:\n  job:\n    chdir: {YAML_KEY}\n")
+    result = skillbench(tmp_path, "--config-dir", str(leaky_dir), "experiment=typed", env={"HYDRA_FULL_ERROR": "1"})
+    assert YAML_KEY not in result.stdout + result.stderr and result.returncode == 2
+    assert "at 'hydra.job.chdir'" in result.stderr

@@ -22,11 +22,18 @@ Script = Callable[[dict[str, Any]], Any]  # a message dict, or a RawReply sent e
 
 @dataclass
 class RawReply:
-    """A reply sent byte for byte as a real server sends it: status, JSON body, headers (tests/support/replay.py)."""
+    """A reply sent byte for byte as a real server sends it: status, body, headers (tests/support/replay.py). A
+    dict body is sent as JSON; a str body as it is (a proxy's HTML error page: give its content-type header)."""
 
     status: int
-    body: dict[str, Any]
+    body: dict[str, Any] | str
     headers: dict[str, str] = field(default_factory=dict)
+
+
+# What nginx in front of an inference server answers when the server behind it is down (HTTP 502).
+NGINX_502 = RawReply(502, "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad "
+                          "Gateway</h1></center>\r\n<hr><center>nginx/1.24.0</center>\r\n</body>\r\n</html>\r\n",
+                     {"content-type": "text/html"})
 
 
 FINISH_REASON_KEY = "_finish_reason"  # in a scripted message: the choice's finish_reason (e.g. "length")
@@ -187,7 +194,8 @@ class JsonHandler(BaseHTTPRequestHandler):
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)
-            self.send_header("content-type", "application/json")
+            if "content-type" not in {name.lower() for name in headers}:
+                self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)
@@ -258,7 +266,9 @@ class StubServer:
                         status, headers, message = message.status, dict(message.headers), message.body
                     elif fault is not None:
                         status, message, headers = faulty_reply(fault, message or {})
-                    if status != 200:
+                    if isinstance(message, str):
+                        payload = message.encode()
+                    elif status != 200:
                         payload = json.dumps(message).encode()
                     else:
                         message = dict(message) if message else message

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillbench.benchmark.schema import Scenario, Skill
+from skillbench.core.plugins import current_owner
 from skillbench.core.records import Rollout, RuleCheck
 from skillbench.core.registry import Registry
 
@@ -55,6 +56,12 @@ class RegisteredCheck:
     version: str
     conditional: bool = False  # applies only to scenarios using an optional feature (listed only where it ran)
     params: dict[str, Any] = field(default_factory=dict)  # keyword-only parameters and their defaults
+    # A plug-in's check runs only in jobs whose config names it (checks.<name>); a built-in one in every job.
+    opt_in: bool = False
+
+    def runs_with(self, given: CheckParams) -> bool:
+        """Whether a job whose config sets ``given`` (RunConfig.checks) runs this check."""
+        return not self.opt_in or self.name in given
 
     def settings(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Its parameters: the defaults, then what config gives."""
@@ -97,13 +104,15 @@ def rule_check(name: str, *, hard: bool, version: str = "1", conditional: bool =
     ``conditional``: the check applies only to scenarios that use an optional feature (e.g. gold actions)
     and enters :func:`rule_checks_version` only for rows it produced, so rows of benchmarks without the
     feature keep the version they had before the check existed. A plug-in's check is registered as
-    ``<plug-in namespace>/<name>``.
+    ``<plug-in namespace>/<name>`` and runs only in jobs whose config names it (``'+checks={acme/x:{}}'``), so
+    installing or removing a plug-in changes no other job's rows, ``rule_checks_version`` or verdict keys.
     """
 
     def decorator(fn: CheckFn) -> CheckFn:
         full = RULE_CHECKS.registered_name(name)
         RULE_CHECKS.register(full)(RegisteredCheck(
             name=full, fn=fn, hard=hard, version=version, conditional=conditional, params=_keyword_params(fn),
+            opt_in=current_owner() is not None,
         ))
         return fn
 
@@ -111,13 +120,13 @@ def rule_check(name: str, *, hard: bool, version: str = "1", conditional: bool =
 
 
 def run_rule_checks(rollout: Rollout, scenario: Scenario, skill: Skill, params: CheckParams | None = None) -> list[RuleCheck]:
-    """Every registered check, in registration order, with its parameters from ``params`` (RunConfig.checks).
-    ``hard`` is the check's default hardness: the judge prompt shows it, and a pass rule's own choice is applied
-    later so it never changes a verdict key."""
+    """Every check the job runs (the built-ins, and the plug-in checks ``params`` names), in registration order,
+    with its parameters from ``params`` (RunConfig.checks). ``hard`` is the check's default hardness: the judge
+    prompt shows it, and a pass rule's own choice is applied later so it never changes a verdict key."""
     ctx = CheckContext(rollout=rollout, scenario=scenario, skill=skill)
     params = params or {}
     checks: list[RuleCheck] = []
-    for check in RULE_CHECKS.values():
+    for check in (check for check in RULE_CHECKS.values() if check.runs_with(params)):
         result = check.fn(ctx, **check.settings(params.get(check.name))) if check.params else check.fn(ctx)
         if result is not None:
             checks.append(RuleCheck(name=check.name, passed=result.passed, hard=check.hard, detail=result.detail))
@@ -125,11 +134,12 @@ def run_rule_checks(rollout: Rollout, scenario: Scenario, skill: Skill, params: 
 
 
 def rule_checks_version(checks: Iterable[RuleCheck] = (), params: CheckParams | None = None) -> str:
-    """A short hash of the registered (name, version, default hardness) list, each version with its parameters
+    """A short hash of the (name, version, default hardness) list of the checks a job runs (the built-ins and
+    the plug-in checks ``params`` names), each version with its parameters
     (:meth:`RegisteredCheck.effective_version`): rows from different check sets or settings carry different
     values. A conditional check is listed only when ``checks`` (a row's) hold it."""
     ran = {check.name for check in checks}
     params = params or {}
     listing = [[check.name, check.effective_version(params.get(check.name)), check.hard] for check in RULE_CHECKS.values()
-               if not check.conditional or check.name in ran]
+               if check.runs_with(params) and (not check.conditional or check.name in ran)]
     return hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:12]
