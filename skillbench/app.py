@@ -33,10 +33,12 @@ from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV
 from skillbench.plan.hydra_errors import argv_problem, sweep_note
 from skillbench.plan.hydra_errors import install as install_hydra_errors
 from skillbench.plan.outcome import (
+    BENCHMARK_ERROR_EXIT,
     INTERRUPTED_FILE,
     STOPPED_FILE,
     UNSCORED_EXIT,
     continue_hint,
+    job_benchmark_errors,
     job_failure,
     job_unscored,
     sweep_budget_stopped,
@@ -131,7 +133,8 @@ def main(cfg: DictConfig) -> float | None:
     spent_elsewhere = started.start()
     if spent_elsewhere is NOT_STARTED:
         return None
-    return started.conclude(lambda: run_job(run_cfg, job_dir, label, sweep, spent_elsewhere))
+    return started.conclude(lambda: run_job(run_cfg, job_dir, label, sweep, spent_elsewhere,
+                                            last_words=started.forced_exit))
 
 
 @dataclass
@@ -162,6 +165,15 @@ class _JobStart:
             _remove_hydra_leftovers(job_dir, multirun=False)
             return NOT_STARTED
         return spent_elsewhere
+
+    def forced_exit(self) -> None:
+        """SIGTERM's last words when guest code kept the job from stopping in time (engine/signals.py): the
+        marker and the line a normal stop writes; the process then ends with 143."""
+        record = {"reason": "terminated", "signal": "SIGTERM", "forced": True}
+        rows = _keep_stopped(self.job_dir, INTERRUPTED_FILE, record)
+        print(f"skillbench: {self.label}terminated (SIGTERM); the job did not stop within a few seconds (code that "
+              f"is not skillbench's kept it busy), so the process ended at once; {rows} finished row(s) kept in "
+              f"{self.job_dir}. {continue_hint(budget=False)}", file=sys.stderr, flush=True)
 
     def conclude(self, outcome: Callable[[], JobSummary]) -> float | None:
         """The job's end from ``outcome()`` (its summary, or what it raised): markers, lines, exit codes."""
@@ -194,6 +206,8 @@ class _JobStart:
                   + f"; {rows} finished row(s) kept in {job_dir}; "
                   "the rest of the sweep does not start.", file=sys.stderr, flush=True)
             return None
+        except ConfigError as exc:  # a configuration mistake found only mid-run (a program's unknown model name)
+            return _job_failed(job_dir, exc, multirun, user_error=True, code=2)
         except SkillbenchError as exc:
             return _job_failed(job_dir, exc, multirun, user_error=True)
         except Exception as exc:  # a crash in one job must not stop the sweep or its report
@@ -234,6 +248,10 @@ def _report_outcome(summary: JobSummary, cfg: RunConfig, job_dir: Path, multirun
     if failure and not multirun:  # a sweep goes on; its end says which jobs failed and exits non-zero
         print(f"skillbench: job failed: {failure}", file=sys.stderr)
         sys.exit(1)
+    broken = job_benchmark_errors(summary.model_dump(mode="json"), job_dir)
+    if broken and not multirun:  # the benchmark's own fault: named apart from the agent's and the endpoints'
+        print(f"skillbench: finished with {broken}", file=sys.stderr)
+        sys.exit(BENCHMARK_ERROR_EXIT)
     unscored = job_unscored(summary.model_dump(mode="json"))
     if unscored and not multirun:  # a result, but not a whole one: say so, and how to complete it
         print(f"skillbench: finished with {unscored}. {continue_hint(budget=False)}", file=sys.stderr)
@@ -256,7 +274,7 @@ def _storage_failed(job_dir: Path, exc: BaseException, multirun: bool, label: st
         sys.exit(1)
 
 
-def _job_failed(job_dir: Path, exc: BaseException, multirun: bool, *, user_error: bool) -> None:
+def _job_failed(job_dir: Path, exc: BaseException, multirun: bool, *, user_error: bool, code: int = 1) -> None:
     """Record why the job failed; a sweep goes on (and its report lists the job as missing)."""
     write_json_atomic(
         job_dir / JOB_ERROR_FILE,
@@ -269,7 +287,7 @@ def _job_failed(job_dir: Path, exc: BaseException, multirun: bool, *, user_error
         log.exception("job failed")
     if not multirun:
         print(f"skillbench: {exc}", file=sys.stderr)
-        sys.exit(1)
+        sys.exit(code)
     return None
 
 

@@ -15,9 +15,10 @@ from types import ModuleType
 from typing import Any
 
 from skillbench.agents.llm import LLMAgent
-from skillbench.agents.protocol import Agent
+from skillbench.agents.protocol import MAIN_MODEL, Agent, unknown_model_message
 from skillbench.config.schema import PROGRAM_TARGET, AgentConfig, RunConfig
 from skillbench.core.errors import ConfigError
+from skillbench.core.guest import fault_of
 from skillbench.core.registry import Registry
 
 AGENTS: Registry[Any] = Registry("agent program")
@@ -80,15 +81,26 @@ def build_program(agent: AgentConfig) -> Agent:
             first = str(exc).strip().splitlines()[0]
             raise ConfigError(f"config error at 'agent.program': a nested _target_ could not be built ({first}). "
                               "Fix: correct that parameter's _target_ or its arguments.") from None
+    target = agent.program[PROGRAM_TARGET]
+    try:  # the parameters checked against the signature first: a bug inside __init__ is not blamed on them
+        inspect.signature(factory).bind(**params)
+    except TypeError as exc:
+        raise ConfigError(f"config error at 'agent.program': {target} does not take these parameters ({exc}). "
+                          "Fix: pass only the parameters it accepts.") from None
+    except ValueError:  # no signature to read (a builtin): the call below says what is wrong
+        pass
     try:
         program = factory(**params)
-    except TypeError as exc:
-        raise ConfigError(f"config error at 'agent.program': {agent.program[PROGRAM_TARGET]} does not take these "
-                          f"parameters ({exc}). Fix: pass only the parameters it accepts.") from None
+    except BaseException as exc:  # the program's own code: SystemExit and KeyboardInterrupt raised by it included
+        fault = fault_of(exc)
+        raise ConfigError(f"config error at 'agent.program': building {target} raised {fault.line()}. Fix: correct "
+                          "the program or the files and parameters it needs; it is built once before the run to "
+                          "find exactly this.") from None
     if not callable(getattr(program, "reply", None)) or not inspect.iscoroutinefunction(program.reply):
-        raise ConfigError(f"config error at 'agent.program._target_': {agent.program[PROGRAM_TARGET]} built a "
+        raise ConfigError(f"config error at 'agent.program._target_': {target} built a "
                           f"{type(program).__name__}, which has no 'async def reply(self, state)'. Fix: implement "
                           "skillbench.agents.Agent (docs/agents.md).")
+    _check_model_names(program, agent)
     return program
 
 
@@ -143,6 +155,22 @@ def _nested_targets(params: Any) -> Iterator[str]:
     elif isinstance(params, list | tuple):
         for value in params:
             yield from _nested_targets(value)
+
+
+def _check_model_names(program: Any, agent: AgentConfig) -> None:
+    """The models a program says it will ask for (its optional ``model_names()``) are configured."""
+    declared = getattr(program, "model_names", None)
+    if not callable(declared):
+        return
+    try:
+        names = list(declared())
+    except BaseException as exc:
+        raise ConfigError(f"config error at 'agent.program': {agent.program[PROGRAM_TARGET]}.model_names() raised "  # type: ignore[index]
+                          f"{fault_of(exc).line()}. Fix: correct the program.") from None
+    configured = [MAIN_MODEL, *agent.models]
+    for name in names:
+        if name not in configured:
+            raise ConfigError(unknown_model_message(str(name), configured))
 
 
 @cache

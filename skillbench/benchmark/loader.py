@@ -25,6 +25,7 @@ from skillbench.benchmark.state import replay_actions
 from skillbench.benchmark.tool_code import code_tool_specs, load_tool_module
 from skillbench.benchmark.version import content_version
 from skillbench.core.errors import (
+    BenchmarkCodeError,
     BenchmarkDataError,
     ToolError,
     first_cause_first,
@@ -164,6 +165,11 @@ def gold_basis(scenario: Scenario, tools: dict[str, ToolSpec], manifest: Benchma
     except ToolError as exc:
         raise BenchmarkDataError(
             f"{where}.gold_actions': {exc.message} on initial_state. Fix: correct the gold action or the state."
+        ) from None
+    except BenchmarkCodeError as exc:  # the domain's code tool itself failed (a bug, or past its time limit)
+        raise BenchmarkDataError(
+            f"{where}.gold_actions': {exc} while replaying the gold actions. Fix: correct the code tool (it must "
+            "return a result, or raise ToolRefused for a business rule)."
         ) from None
     return GoldBasis(expected_state=expected, volatile=manifest.volatile_fields)
 

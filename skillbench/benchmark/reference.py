@@ -27,7 +27,7 @@ from skillbench.benchmark.schema import (
     WorkflowStep,
 )
 from skillbench.benchmark.state import EnvironmentState
-from skillbench.core.errors import ToolError
+from skillbench.core.errors import BenchmarkCodeError, ToolError
 
 
 @dataclass
@@ -158,6 +158,8 @@ def apply_effect(tool: ToolSpec, env: EnvironmentState, args: Mapping[str, Any])
         result = env.apply_tool(tool, args)
     except ToolError as exc:
         return None, None, f"{tool.name}: {exc.message}"
+    except BenchmarkCodeError as exc:  # the domain's own code failed on the reference conversation's call
+        return None, None, f"{tool.name}: the benchmark's own code failed: {exc}"
     return result, change, None
 
 

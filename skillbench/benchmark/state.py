@@ -19,10 +19,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from skillbench.benchmark.schema import Scenario, State, ToolEffect, ToolSpec
-from skillbench.core.errors import ToolError
+from skillbench.core.errors import BenchmarkCodeError, ToolError
+from skillbench.core.guest import GuestRaised, GuestTimeout, call_async, call_sync
 from skillbench.core.records import ToolCallRecord
 
 Arguments = Mapping[str, Any]
+CODE_TOOL_LIMIT_S = 30.0  # a code tool call's limit outside a run (loading, lint, replay); runs use mock.code_tool_limit_s
 
 
 def clone(value: Any) -> Any:
@@ -62,27 +64,51 @@ class EnvironmentState:
         """Run ``effect`` with ``arguments``; returns the tool's result. ``new_id`` fixes a created id."""
         return OPERATIONS[effect.operation](self, effect, arguments, new_id)
 
-    def apply_tool(self, tool: ToolSpec, arguments: Arguments, *, new_id: str | None = None) -> dict[str, Any]:
-        """Answer one call of ``tool``: its Python function (a code tool) or its declarative effect."""
-        function = tool.implementation
+    def apply_tool(self, tool: ToolSpec, arguments: Arguments, *, new_id: str | None = None,
+                   limit_s: float = CODE_TOOL_LIMIT_S) -> dict[str, Any]:
+        """Answer one call of ``tool``: its Python function (a code tool) or its declarative effect.
+
+        A code tool runs on a worker thread under ``limit_s`` (:mod:`skillbench.core.guest`): a refusal
+        (:class:`ToolError`) is the call's result; anything else it raises, or running past the limit, is the
+        benchmark's own fault (:class:`BenchmarkCodeError`), never the agent's."""
         if tool.effect.operation != "code":
             return self.apply(tool.effect, arguments, new_id=new_id)
+        call = self._code_call(tool, arguments)
+        try:
+            result = call_sync(self._run_code, *call, limit_s=limit_s, passthrough=(ToolError,))
+        except (GuestRaised, GuestTimeout) as exc:
+            raise _code_fault(tool, exc) from None
+        return _as_result(result)
+
+    async def apply_tool_async(self, tool: ToolSpec, arguments: Arguments, *, limit_s: float = CODE_TOOL_LIMIT_S
+                               ) -> dict[str, Any]:
+        """:meth:`apply_tool` for the mock's event loop: a code tool's thread never blocks other conversations."""
+        if tool.effect.operation != "code":
+            return self.apply(tool.effect, arguments)
+        call = self._code_call(tool, arguments)
+        try:
+            result = await call_async(self._run_code, *call, limit_s=limit_s, passthrough=(ToolError,))
+        except (GuestRaised, GuestTimeout) as exc:
+            raise _code_fault(tool, exc) from None
+        return _as_result(result)
+
+    def _code_call(self, tool: ToolSpec, arguments: Arguments) -> tuple[Callable[..., Any], inspect.BoundArguments]:
+        function = tool.implementation
         if function is None:
             raise ToolError("infra", f"the code tool {tool.name} has no implementation loaded")
         try:
-            bound = inspect.signature(function).bind(self, **arguments)
+            return function, inspect.signature(function).bind(self, **arguments)
         except TypeError as exc:
             raise ToolError("validation", f"Invalid arguments for {tool.name}: {exc}") from None
+
+    def _run_code(self, function: Callable[..., Any], bound: inspect.BoundArguments) -> Any:
         before = clone(self.collections)  # a refused or failed call leaves the state as it was
         try:
-            result = function(*bound.args, **bound.kwargs)
+            return function(*bound.args, **bound.kwargs)
         except BaseException:
             self.collections.clear()
             self.collections.update(before)
             raise
-        if isinstance(result, BaseModel):
-            result = result.model_dump(mode="json")
-        return result if isinstance(result, dict) else {"result": result}
 
     # -- helpers for code tools (skillbench.benchmark.tool_code) -------------------------------
 
@@ -138,6 +164,19 @@ class EnvironmentState:
         raise ToolError(
             "not_found", f"Ambiguous: {len(found)} {effect.collection} records match {keys}; give a more specific key."
         )
+
+
+def _as_result(result: Any) -> dict[str, Any]:
+    if isinstance(result, BaseModel):
+        result = result.model_dump(mode="json")
+    return result if isinstance(result, dict) else {"result": result}
+
+
+def _code_fault(tool: ToolSpec, exc: GuestRaised | GuestTimeout) -> BenchmarkCodeError:
+    """A code tool's own failure, named by tool, exception and place (its traceback kept)."""
+    if isinstance(exc, GuestTimeout):
+        return BenchmarkCodeError(f"code tool {tool.name} {exc} (mock.code_tool_limit_s)")
+    return BenchmarkCodeError(f"code tool {tool.name} raised {exc.fault.line()}", traceback=exc.fault.traceback)
 
 
 def field_matches(stored: Any, given: Any) -> bool:
@@ -251,6 +290,8 @@ def replay(initial_state: Mapping[str, list[dict[str, Any]]], tools: Mapping[str
             raise ToolError("infra", f"{call.name} ({call.call_id}) is not a tool of this toolkit: its effect is unknown")
         try:
             state.apply_tool(spec, call.arguments, new_id=_logged_id(spec.effect, call.result))
+        except BenchmarkCodeError as exc:
+            raise ToolError("benchmark", f"{call.name} ({call.call_id}): {exc}") from None
         except ToolError as exc:
             raise ToolError(exc.kind, f"{call.name} ({call.call_id}) succeeded in the log, but on this state: {exc}") from None
     return state.snapshot()
@@ -286,4 +327,6 @@ def replay_actions(initial_state: Mapping[str, list[dict[str, Any]]], tools: Map
             state.apply_tool(spec, dict(arguments))
         except ToolError as exc:
             raise ToolError(exc.kind, f"action {number} ({name}): {exc.message}") from None
+        except BenchmarkCodeError as exc:
+            raise BenchmarkCodeError(f"action {number} ({name}): {exc}", traceback=exc.traceback) from None
     return state.snapshot()

@@ -106,6 +106,17 @@ class AgentConfig(ModelConfig):
     program_source: str | None = Field(
         None, description="Filled in by skillbench when the job starts: the hash of the program's source."
     )
+    reply_limit_s: float = Field(
+        300.0, gt=0, description="Most seconds of the agent program's own time in one reply (time inside model calls "
+        "excluded: they have timeout_s and rate_limit_patience_s). Past it the reply is cancelled and the conversation "
+        "ends as the agent's model_error.")
+    conversation_limit_s: float = Field(
+        1800.0, gt=0, description="Most seconds of the agent program's own time over one conversation (model calls "
+        "excluded); past it the conversation ends as the agent's model_error.")
+    service: bool = Field(
+        False, description="The endpoint is the agent under test itself (an agent as a service, agent=service): a "
+        "server error it gives on every try of a scenario, while it answers the job's other requests, is the agent's "
+        "failure on that scenario (docs/outcomes.md), not infrastructure.")
 
     @field_validator("program")
     @classmethod
@@ -173,6 +184,9 @@ class MockBase(Strict):
     failures: FailureInjectionConfig = Field(default_factory=FailureInjectionConfig)
     timeout_s: float = Field(2.0, gt=0, description="How long a timed-out call waits before failing.")
     latency_ms: float = Field(0.0, ge=0, description="Artificial latency added to every call.")
+    code_tool_limit_s: float = Field(
+        30.0, gt=0, description="Most seconds one call of a domain's code tool may take (it runs off the event loop); "
+        "past it the conversation ends as a benchmark error naming the tool.")
 
 
 class StatefulMock(MockBase):

@@ -34,12 +34,30 @@ class InfrastructureError(SkillbenchError):
     restarted in this run: its row stays unscored and a rerun does it).
     """
 
-    def __init__(self, message: str, *, usage: Usage | None = None, retryable: bool = True, throttled: bool = False) -> None:
+    def __init__(self, message: str, *, usage: Usage | None = None, retryable: bool = True, throttled: bool = False,
+                 status: int | None = None) -> None:
         super().__init__(message)
         self.usage = usage
         self.retryable = retryable
         self.throttled = throttled
+        self.status = status  # the HTTP status of the endpoint's last answer, when it gave one
         self.by_role: dict[str, Usage] = {}  # a whole conversation's spend, set by the rollout that gave up
+        # Where it came from, for the agent's side: "agent_model" (a model call of the agent) or "agent_program"
+        # (raised by the agent program itself); None elsewhere. Set on the way out of the agent's reply.
+        self.origin: str | None = None
+        self.partial: Any = None  # the conversation so far (a Rollout), set by the rollout that gave up
+
+
+class BenchmarkCodeError(SkillbenchError):
+    """The benchmark's own code failed: a domain's code tool raised something other than a refusal or ran past its
+    limit, or a plug-in rule check raised. Never the agent's failure and never infrastructure: it is not retried
+    (the same code fails the same way) and the row is a benchmark error, unscored, until that code is fixed.
+    ``traceback`` is the guest code's (written to the job's ``tracebacks/`` folder)."""
+
+    def __init__(self, message: str, *, traceback: str = "") -> None:
+        super().__init__(message)
+        self.traceback = traceback
+        self.by_role: dict[str, Usage] = {}  # what the conversation had spent when it stopped
 
 
 class ModelOutputError(SkillbenchError):

@@ -8,17 +8,28 @@ can use these types without an import cycle.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Generic, Literal, TypeVar, get_args
+from typing import Any, ClassVar, Generic, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 Role = Literal["agent", "user", "judge", "mock"]
 ROLES: tuple[Role, ...] = get_args(Role)
 
-Termination = Literal["resolved", "transferred", "out_of_scope", "user_ended", "max_turns", "model_error", "infra_error"]
+Termination = Literal[
+    "resolved", "transferred", "out_of_scope", "user_ended", "max_turns", "model_error", "infra_error", "benchmark_error",
+]
 """How a conversation ended. model_error: the agent under test produced something unusable (no reply,
-an empty turn, a request the provider refused because of the agent's own output); it is the agent's
-failure, scored like any other conversation that did not end properly (see docs/outcomes.md)."""
+an empty turn, a request the provider refused because of the agent's own output, an agent program that raised
+or ran past its time limit); it is the agent's failure, scored like any other conversation that did not end
+properly. benchmark_error: the benchmark's own code failed (a code tool's bug): never scored, never the agent's
+failure (see docs/outcomes.md)."""
 PROPER_ENDINGS: frozenset[str] = frozenset({"resolved", "transferred", "out_of_scope", "user_ended"})
 
 ScenarioPath = Literal[
@@ -38,14 +49,19 @@ Outcome = Literal["success", "partial", "failure", "appropriately_transferred", 
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 ExpectedOutcome = Literal["success", "appropriately_transferred", "appropriately_out_of_scope"]
 
-ToolErrorKind = Literal["validation", "injected", "timeout", "unknown_tool", "not_found", "infra", "precondition"]
+ToolErrorKind = Literal[
+    "validation", "injected", "timeout", "unknown_tool", "not_found", "infra", "precondition", "benchmark",
+]
 """Why a mock tool call failed. The rule checks tell model mistakes (validation, unknown_tool, not_found,
 precondition: a business rule a code tool enforces, e.g. cancel only while pending) from environment
-faults (injected, timeout) and our own failures (infra) by this field."""
+faults (injected, timeout) and our own failures (infra) by this field. benchmark: the domain's code tool itself
+failed (raised something other than a refusal, or ran past its limit); the conversation ends as a
+benchmark_error."""
 
-ErrorKind = Literal["infra", "judge"]
+ErrorKind = Literal["infra", "judge", "benchmark"]
 """Why a row or verdict carries no score. infra: an endpoint or our own tooling failed (never scored,
-never stored, a rerun fills it in); judge: the judge gave no usable verdict (never a pass or a fail)."""
+never stored, a rerun fills it in); judge: the judge gave no usable verdict (never a pass or a fail);
+benchmark: the benchmark's own code failed (never scored; fixing that code changes the benchmark's version)."""
 
 
 class Record(BaseModel):
@@ -209,6 +225,13 @@ class Usage(Record):
         return Usage(cache_hits=self.calls + self.cache_hits)
 
 
+class TimeLimitHit(Record):
+    """The agent's time limit that ended a conversation (agent.reply_limit_s or agent.conversation_limit_s)."""
+
+    limit: Literal["reply", "conversation"]
+    seconds: float = Field(description="The limit in force, in seconds of the agent program's own time.")
+
+
 class Rollout(Record):
     """A finished conversation: everything later steps (checks, judges, reports) need."""
 
@@ -226,6 +249,17 @@ class Rollout(Record):
     final_state: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     usage: dict[str, Usage] = Field(default_factory=dict, description="Role → usage (agent, user, mock).")
     infra_error: str | None = Field(None, description="What failed, when termination is infra_error.")
+    benchmark_error: str | None = Field(
+        None, description="What failed, when termination is benchmark_error: the domain's code, the tool, the exception."
+    )
+    traceback: str | None = Field(
+        None, description="The guest code's traceback when its exception ended the conversation (an agent program, a "
+        "code tool); the job writes it to tracebacks/ beside results.jsonl."
+    )
+    time_limit: TimeLimitHit | None = Field(
+        None, description="Set when the agent program ran past a time limit: which one ended the conversation. A "
+        "stored conversation that ended so is redone when that limit is raised."
+    )
     duration_s: float = 0.0
     abandoned_attempts: int = Field(
         0, description="Earlier tries of this conversation abandoned as infrastructure errors and redone."
@@ -255,6 +289,17 @@ class Rollout(Record):
         viewer, HTML, judge lab) pair a call, its result and its record: never by the provider's id, which repeats.
         A call or result without an identity (None) finds no record."""
         return {record.call_seq: record for record in self.tool_calls if record.call_seq is not None}
+
+    # Written only when set: a conversation that none of them touched is stored byte for byte as before they existed.
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("benchmark_error", "traceback", "time_limit")
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        for name in self._OMIT_WHEN_NONE:
+            if data.get(name, 0) is None:
+                del data[name]
+        return data
 
 
 class RuleCheck(Record):

@@ -19,7 +19,7 @@ from skillbench.benchmark.schema import Scenario
 from skillbench.benchmark.selection import select_scenarios
 from skillbench.config.schema import RunConfig
 from skillbench.core.collector import rare_collections
-from skillbench.core.errors import InfrastructureError
+from skillbench.core.errors import BenchmarkCodeError, ConfigError, InfrastructureError
 from skillbench.core.faults import storage_problem
 from skillbench.core.records import Rollout, RuleCheck, Usage
 from skillbench.engine.budget import BudgetGuard
@@ -43,7 +43,7 @@ from skillbench.models.ledger import recording
 from skillbench.models.litellm_setup import flush_background_logging
 from skillbench.prompts import AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, render_judge_prompt
 from skillbench.prompts.tool_result import TOOL_RESULT_PROMPT_VERSION
-from skillbench.rollout.orchestrator import RolloutParams, run_rollout
+from skillbench.rollout.orchestrator import AgentLimits, RolloutParams, run_rollout
 from skillbench.store import (
     ArtifactStore,
     content_hash,
@@ -54,6 +54,7 @@ from skillbench.store import (
 
 log = logging.getLogger("skillbench.job")
 LIMITS_DIR = ".limits"  # in the store: one small state file per endpoint + key (models/limiter.py)
+TRACEBACKS_DIR = "tracebacks"  # in a job folder: the traceback of each row that guest code ended
 
 
 def rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario, trial: int = 0) -> str:
@@ -84,6 +85,8 @@ class JobContext:
     rollout_params: RolloutParams
     judge: ModelClient
     progress: Progress
+    job_dir: Path | None = None  # where a row's guest traceback is written (tracebacks/); None: not written
+    conversations_had: int = 0  # had or reused, not infrastructure or benchmark errors (agent_failed_every_try)
     _rollout_keys: dict[tuple[str, int], str] = field(default_factory=dict)
     _trial_params: dict[int, RolloutParams] = field(default_factory=dict)
 
@@ -117,7 +120,7 @@ class JobContext:
 
 def make_context(
     cfg: RunConfig, benchmark: Benchmark, *, total: int, budget_usd: float | None = None, label: str = "",
-    sweep: SweepPosition | None = None,
+    sweep: SweepPosition | None = None, job_dir: Path | None = None,
 ) -> JobContext:
     """Clients, store and rollout parameters of one job (also used by the judge lab to obtain rollouts)."""
     cfg = with_program_identity(cfg)
@@ -145,51 +148,102 @@ def make_context(
             seed=cfg.run.seed,
             agent_program=build_program(cfg.agent),
             agent_models={name: LazyClient(pool, model, "agent") for name, model in cfg.agent.models.items()},  # type: ignore[misc]
+            agent_limits=AgentLimits(reply_s=cfg.agent.reply_limit_s, conversation_s=cfg.agent.conversation_limit_s),
         ),
         judge=LazyClient(pool, cfg.judge, "judge"),  # type: ignore[arg-type]
         progress=progress,
+        job_dir=job_dir,
     )
 
 
 async def obtain_rollout(ctx: JobContext, scenario: Scenario, trial: int = 0) -> tuple[Rollout, bool]:
     """The stored rollout of ``scenario`` (trial ``trial``) under ``ctx.cfg``, or a new one (stored unless
-    infrastructure failed)."""
+    infrastructure or the benchmark's own code failed). A stored conversation that an agent time limit ended is
+    redone when that limit has been raised since."""
     key = ctx.rollout_key(scenario, trial)
+    limits = ctx.rollout_params.agent_limits
+    return await ctx.store.get_or_create(
+        "rollouts", key, Rollout, lambda: _have_conversation(ctx, scenario, trial, key),
+        keep=lambda r: r.termination not in UNSTORED,
+        reuse=lambda r: r.time_limit is None or r.time_limit.seconds >= (
+            limits.reply_s if r.time_limit.limit == "reply" else limits.conversation_s),
+    )
+
+
+# Conversations never stored: a rerun redoes them (infrastructure) or they wait for the benchmark's fix.
+UNSTORED = frozenset({"infra_error", "benchmark_error"})
+
+
+async def _have_conversation(ctx: JobContext, scenario: Scenario, trial: int, key: str) -> Rollout:
+    """The conversation, tried again after an infrastructure error up to ``run.infra_retries`` times; the
+    benchmark's own fault is never retried (the same code fails the same way)."""
     params = ctx.trial_params(trial)
+    errors: list[InfrastructureError] = []
+    spent: dict[str, Usage] = {}  # what the abandoned attempts cost, so every request is counted
+    for attempt in range(ctx.cfg.run.infra_retries + 1):
+        try:
+            with recording() as ledger:  # what answered, and which replies were cut
+                rollout = await run_rollout(scenario, params, key=key)
+            return rollout.model_copy(update={
+                "usage": _merge_usage(rollout.usage, spent), "abandoned_attempts": attempt,
+                "served_by": ledger.served, "cut_replies": dict(ledger.cut),
+            })
+        except BenchmarkCodeError as exc:
+            log.warning("benchmark error on %s: %s", scenario.id, exc)
+            return placeholder_rollout(ctx, scenario, key, _merge_usage(spent, exc.by_role), benchmark_error=str(exc),
+                                       traceback=exc.traceback).model_copy(update={"abandoned_attempts": attempt})
+        except InfrastructureError as exc:  # recorded and retried, never scored as the model's failure
+            errors.append(exc)
+            spent = _merge_usage(spent, exc.by_role)
+            log.warning("infrastructure error on %s (attempt %d): %s", scenario.id, attempt + 1, exc)
+            # A refused request would be refused again; an endpoint that throttled a call past its patience
+            # would throttle the redo too: restarting would only throw away the calls already accepted.
+            if not exc.retryable or exc.throttled:
+                break
+    failed = agent_failed_every_try(ctx, errors)
+    if failed is not None:
+        return failed.model_copy(update={"usage": spent, "abandoned_attempts": len(errors) - 1})
+    return placeholder_rollout(ctx, scenario, key, spent, infra_error=str(errors[-1])).model_copy(
+        update={"abandoned_attempts": len(errors) - 1})
 
-    async def produce() -> Rollout:
-        error: InfrastructureError | None = None
-        spent: dict[str, Usage] = {}  # what the abandoned attempts cost, so every request is counted
-        for attempt in range(ctx.cfg.run.infra_retries + 1):
-            try:
-                with recording() as ledger:  # what answered, and which replies were cut
-                    rollout = await run_rollout(scenario, params, key=key)
-                return rollout.model_copy(update={
-                    "usage": _merge_usage(rollout.usage, spent), "abandoned_attempts": attempt,
-                    "served_by": ledger.served, "cut_replies": dict(ledger.cut),
-                })
-            except InfrastructureError as exc:  # recorded and retried, never scored as the model's failure
-                error = exc
-                spent = _merge_usage(spent, exc.by_role)
-                log.warning("infrastructure error on %s (attempt %d): %s", scenario.id, attempt + 1, exc)
-                # A refused request would be refused again; an endpoint that throttled a call past its patience
-                # would throttle the redo too: restarting would only throw away the calls already accepted.
-                if not exc.retryable or exc.throttled:
-                    break
-        return infra_rollout(ctx, scenario, key, str(error), spent).model_copy(update={"abandoned_attempts": attempt})
 
-    return await ctx.store.get_or_create("rollouts", key, Rollout, produce, keep=lambda r: r.termination != "infra_error")
+def agent_failed_every_try(ctx: JobContext, errors: list[InfrastructureError]) -> Rollout | None:
+    """The agent's own failure, when every try of a conversation ended in an infrastructure error that the agent
+    under test raised — its program (``InfrastructureError`` from its own code), or for an agent service
+    (``agent.service``) its server answering 5xx — while the job's other conversations were had: a crash on this
+    scenario's content, not an outage. None otherwise (infrastructure, as before; docs/outcomes.md)."""
+    tries = ctx.cfg.run.infra_retries + 1
+    if len(errors) < tries or ctx.conversations_had == 0 or errors[-1].partial is None:
+        return None
+    service = ctx.cfg.agent.service
+
+    def the_agents(exc: InfrastructureError) -> bool:
+        if exc.origin == "agent_program":
+            return True
+        return service and exc.origin == "agent_model" and exc.status is not None and exc.status >= 500
+
+    if not all(the_agents(exc) for exc in errors):
+        return None
+    who = "agent service" if errors[-1].origin == "agent_model" else "agent program"
+    detail = (f"agent: the {who} failed on every one of the {tries} tries of this scenario while the job's other "
+              f"conversations were had (its failure, not an outage): {str(errors[-1])[:300]}")
+    partial: Rollout = errors[-1].partial
+    return partial.model_copy(update={"termination": "model_error", "termination_detail": detail})
 
 
 def _merge_usage(first: dict[str, Usage], second: dict[str, Usage]) -> dict[str, Usage]:
     return {role: first.get(role, Usage()).add(second.get(role, Usage())) for role in {**first, **second}}
 
 
-def infra_rollout(ctx: JobContext, scenario: Scenario, key: str, error: str, usage: dict[str, Usage]) -> Rollout:
-    """The placeholder of a conversation that could not be had: never stored, never scored."""
+def placeholder_rollout(ctx: JobContext, scenario: Scenario, key: str, usage: dict[str, Usage], *,
+                        infra_error: str | None = None, benchmark_error: str | None = None,
+                        traceback: str | None = None) -> Rollout:
+    """The placeholder of a conversation that could not be had (infrastructure) or whose benchmark code failed:
+    never stored, never scored."""
     return Rollout(
         key=key, scenario_id=scenario.id, skill_id=scenario.skill_id, agent=ctx.cfg.agent.name, messages=[],
-        termination="infra_error", infra_error=error, usage=usage,
+        termination="benchmark_error" if benchmark_error is not None else "infra_error", infra_error=infra_error,
+        benchmark_error=benchmark_error, traceback=traceback or None, usage=usage,
     )
 
 
@@ -222,22 +276,21 @@ async def evaluate_scenario(ctx: JobContext, scenario: Scenario, trial: int = 0)
     """Rollout (stored or new) → rule checks → verdict (stored or new) → one result row.
 
     Any unexpected exception stays inside this scenario: its row is an infrastructure error (our own
-    failure: never scored, nothing stored for it, a rerun redoes it) and the job goes on.
+    failure: never scored, nothing stored for it, a rerun redoes it) and the job goes on. A configuration
+    mistake found only now (an agent program asking for a model it was not given) stops the job.
     """
     try:
         return await _evaluate(ctx, scenario, trial)
+    except ConfigError:
+        raise
     except Exception as exc:
         if storage_problem(exc):  # a full or read-only disk is the job's end, not one scenario's infra error
             raise
         log.exception("scenario %s failed inside skillbench; recorded as an infrastructure error", scenario.id)
         key = ctx.rollout_key(scenario, trial)
-        rollout = infra_rollout(ctx, scenario, key, f"internal error: {type(exc).__name__}: {str(exc)[:300]}", {})
-        skill = ctx.benchmark.skill_of(scenario)
-        row = assemble_row(
-            ctx.cfg, scenario, skill, ctx.benchmark.version, rollout, [], None, {}, (0.0, 0.0), trial=trial
-        )
-        ctx.progress.record({}, infra_error=True, judge_error=False)
-        return row
+        rollout = placeholder_rollout(ctx, scenario, key, {},
+                                      infra_error=f"internal error: {type(exc).__name__}: {str(exc)[:300]}")
+        return _row(ctx, scenario, trial, rollout, [], None, {}, (0.0, 0.0))
 
 
 async def _evaluate(ctx: JobContext, scenario: Scenario, trial: int) -> ResultRow:
@@ -254,19 +307,36 @@ async def _evaluate(ctx: JobContext, scenario: Scenario, trial: int) -> ResultRo
     checks: list[RuleCheck] = []
     verdict: Verdict | None = None
     judge_s = 0.0
-    if rollout.termination != "infra_error":
-        checks = run_rule_checks(rollout, scenario, skill, ctx.cfg.checks)
+    if rollout.termination not in UNSTORED:
+        ctx.conversations_had += 1
+        try:
+            checks = run_rule_checks(rollout, scenario, skill, ctx.cfg.checks)
+        except BenchmarkCodeError as exc:  # a plug-in rule check failed: the benchmark's side, never the agent's
+            log.warning("benchmark error on %s: %s", scenario.id, exc)
+            rollout = rollout.model_copy(update={"termination": "benchmark_error", "benchmark_error": str(exc),
+                                                 "traceback": exc.traceback or None})
+    if rollout.termination not in UNSTORED:
         started = time.perf_counter()
         prompt = render_judge_prompt(skill, scenario, rollout, checks, ctx.cfg.judge.rubric_version)
         verdict, verdict_reused = await obtain_verdict(ctx, prompt, rollout)
         judge_s = time.perf_counter() - started
         usage["judge"] = verdict.usage.as_cache_hit() if verdict_reused else verdict.usage
-    row = assemble_row(
-        ctx.cfg, scenario, skill, ctx.benchmark.version, rollout, checks, verdict, usage, (rollout_s, judge_s),
-        trial=trial,
-    )
-    ctx.progress.record(usage, infra_error=row.infra_error is not None, judge_error=row.judge_error is not None,
-                        model_error=row.termination == "model_error", judge_s=judge_s)
+    return _row(ctx, scenario, trial, rollout, checks, verdict, usage, (rollout_s, judge_s))
+
+
+def _row(ctx: JobContext, scenario: Scenario, trial: int, rollout: Rollout, checks: list[RuleCheck],
+         verdict: Verdict | None, usage: dict[str, Usage], timings: tuple[float, float]) -> ResultRow:
+    """The scenario's row, its guest traceback written beside results.jsonl, the progress told."""
+    row = assemble_row(ctx.cfg, scenario, ctx.benchmark.skill_of(scenario), ctx.benchmark.version, rollout, checks,
+                       verdict, usage, timings, trial=trial)
+    if rollout.traceback and ctx.job_dir is not None:
+        name = f"{TRACEBACKS_DIR}/{scenario.id}" + (f".trial{trial}" if trial else "") + ".txt"
+        (ctx.job_dir / TRACEBACKS_DIR).mkdir(exist_ok=True)
+        write_text_atomic(ctx.job_dir / name, rollout.traceback)
+        row = row.model_copy(update={"traceback_file": name})
+    ctx.progress.record(usage, infra_error=row.infra_error is not None and row.passed is None,
+                        judge_error=row.judge_error is not None, model_error=row.termination == "model_error",
+                        judge_s=timings[1])
     return row
 
 
@@ -278,37 +348,92 @@ async def run_job_async(
 
     ``spent_elsewhere``: what the sweep's other jobs have spent so far (finished or running), counted against
     ``run.budget_usd`` with this job's own spend (engine/budget.py)."""
-    started_at = datetime.now(UTC)
-    started = time.perf_counter()
-    cfg = with_program_identity(cfg)  # config.json and every rollout key name the program's source
-    benchmark = load_benchmark(cfg.benchmark.source)
-    scenarios = select_scenarios(benchmark, cfg.benchmark)
-    job_dir.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(job_dir / CONFIG_FILE, cfg.model_dump(mode="json"))
-    # Every scenario × trial is one conversation (trial-major within a scenario: its rows stay together).
-    units = [(scenario, trial) for scenario in scenarios for trial in range(cfg.run.trials)]
-    ctx = make_context(cfg, benchmark, total=len(units), budget_usd=cfg.run.budget_usd, label=label, sweep=sweep)
-    log.info(
-        "job: agent=%s judge=%s user_sim=%s mock=%s pass_rule=%s benchmark=%s (%d scenarios%s)%s",
-        cfg.agent.name, cfg.judge.name, cfg.user_sim.name, cfg.mock.name, cfg.pass_rule.name, cfg.benchmark.name,
-        len(scenarios), f" × {cfg.run.trials} trials" if cfg.run.trials > 1 else "",
-        " [SIMULATED agent]" if cfg.agent.simulated else "",
-    )
-    log.info("max_tokens per role: %s", ", ".join(
-        f"{role}={'server default' if cap is None else cap}" for role, cap in role_max_tokens(cfg).items()))
-    limit = asyncio.Semaphore(cfg.run.scenario_concurrency)
-    guard = None
-    if cfg.run.budget_usd is not None:
-        guard = BudgetGuard(cfg.run.budget_usd, ctx.progress, job_dir, spent_elsewhere)
-        ctx.progress.on_observe = guard.observed
-    results_path = job_dir / RESULTS_FILE
-    rows: dict[tuple[str, int], ResultRow] = {}
+    started_at, started = datetime.now(UTC), time.perf_counter()
+    run = _JobRun.prepare(cfg, job_dir, label, sweep, spent_elsewhere)
+    rows = await run.have_every_conversation()
+    summary = run.conclude(rows, started_at, time.perf_counter() - started)
+    _log_done(summary, run.ctx, job_dir, rows)
+    return summary
 
-    async def take_turn(
-        scenario: Scenario, trial: int, *, defer_if_busy: bool
-    ) -> ResultRow | Literal["deferred"] | None:
+
+@dataclass
+class _JobRun:
+    """One job while it runs: its scenarios × trials (units), context, budget guard and results file."""
+
+    cfg: RunConfig
+    job_dir: Path
+    units: list[tuple[Scenario, int]]
+    ctx: JobContext
+    guard: BudgetGuard | None
+    rows: dict[tuple[str, int], ResultRow] = field(default_factory=dict)
+
+    @classmethod
+    def prepare(cls, cfg: RunConfig, job_dir: Path, label: str, sweep: SweepPosition | None,
+                spent_elsewhere: Callable[[], float] | None) -> _JobRun:
+        """Load and select the scenarios, write config.json, build the clients, say what runs."""
+        cfg = with_program_identity(cfg)  # config.json and every rollout key name the program's source
+        benchmark = load_benchmark(cfg.benchmark.source)
+        scenarios = select_scenarios(benchmark, cfg.benchmark)
+        job_dir.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(job_dir / CONFIG_FILE, cfg.model_dump(mode="json"))
+        # Every scenario × trial is one conversation (trial-major within a scenario: its rows stay together).
+        units = [(scenario, trial) for scenario in scenarios for trial in range(cfg.run.trials)]
+        ctx = make_context(cfg, benchmark, total=len(units), budget_usd=cfg.run.budget_usd, label=label, sweep=sweep,
+                           job_dir=job_dir)
+        guard = None
+        if cfg.run.budget_usd is not None:
+            guard = BudgetGuard(cfg.run.budget_usd, ctx.progress, job_dir, spent_elsewhere)
+            ctx.progress.on_observe = guard.observed
+        _log_start(cfg, len(scenarios))
+        return cls(cfg=cfg, job_dir=job_dir, units=units, ctx=ctx, guard=guard)
+
+    async def have_every_conversation(self) -> list[ResultRow]:
+        """Every unit's row, appended to results.jsonl as it finishes (a kill leaves only whole rows), then the file
+        rewritten once in benchmark order. Stops every conversation on the first job-ending failure (a full disk,
+        a signal, a configuration error found mid-run) or at the budget."""
+        ctx, guard = self.ctx, self.guard
+        slots = asyncio.Semaphore(self.cfg.run.scenario_concurrency)
+        results_path = self.job_dir / RESULTS_FILE
+        reporter = asyncio.create_task(ctx.progress.report_every(self.cfg.run.progress_interval_s))
+        try:
+            with results_path.open("w", encoding="utf-8") as sink, rare_collections():
+                conversations = [asyncio.ensure_future(self._one(slots, scenario, trial, sink))
+                                 for scenario, trial in self.units]
+                stopper = asyncio.ensure_future(_stop_at_cap(guard, conversations)) if guard is not None else None
+                try:
+                    await _all_or_first_failure(conversations, budgeted=guard is not None)
+                finally:
+                    if stopper is not None:
+                        stopper.cancel()
+                await flush_background_logging()  # this job's own share of litellm's work, not the next job's
+        finally:
+            if guard is not None:
+                guard.close()
+            reporter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reporter
+        ordered = [self.rows[(s.id, trial)] for s, trial in self.units if (s.id, trial) in self.rows]
+        # Rewrite once in benchmark order (atomic, no temporary file left if it fails), so equal runs give equal files.
+        write_text_atomic(results_path, "".join(row.model_dump_json() + "\n" for row in ordered))
+        return ordered
+
+    async def _one(self, slots: asyncio.Semaphore, scenario: Scenario, trial: int, sink: TextIO) -> None:
+        row = await self._take_turn(slots, scenario, trial, defer_if_busy=True)
+        if row == "deferred":
+            await asyncio.sleep(0)  # every other waiting scenario queues up first; this one joins the back
+            row = await self._take_turn(slots, scenario, trial, defer_if_busy=False)
+        if not isinstance(row, ResultRow):
+            return
+        self.rows[(scenario.id, trial)] = row
+        # One whole line per write, flushed: a kill leaves only complete rows behind.
+        sink.write(row.model_dump_json() + "\n")
+        sink.flush()
+
+    async def _take_turn(self, slots: asyncio.Semaphore, scenario: Scenario, trial: int, *, defer_if_busy: bool
+                         ) -> ResultRow | Literal["deferred"] | None:
         """The scenario's row once it has a slot; None past the budget (a rerun with a higher budget does it)."""
-        async with limit:
+        ctx, guard = self.ctx, self.guard
+        async with slots:
             # Another job of the sweep (e.g. the next judge of this agent, in another worker) is having this
             # conversation: parallel jobs that share rollouts split them instead of queueing on the same lock.
             if defer_if_busy and ctx.store.being_produced("rollouts", ctx.rollout_key(scenario, trial)):
@@ -325,85 +450,82 @@ async def run_job_async(
                 cost = sum(u.cost_usd for u in row.usage.values()) if row is not None else 0.0
                 guard.finished(cost, reused=row is None or cost == 0)
 
-    async def one(scenario: Scenario, trial: int, sink: TextIO) -> None:
-        row = await take_turn(scenario, trial, defer_if_busy=True)
-        if row == "deferred":
-            await asyncio.sleep(0)  # every other waiting scenario queues up first; this one joins the back
-            row = await take_turn(scenario, trial, defer_if_busy=False)
-        if not isinstance(row, ResultRow):
-            return
-        rows[(scenario.id, trial)] = row
-        # One whole line per write, flushed: a kill leaves only complete rows behind.
-        sink.write(row.model_dump_json() + "\n")
-        sink.flush()
+    def conclude(self, ordered: list[ResultRow], started_at: datetime, wall_time_s: float) -> JobSummary:
+        """The summary (written last: its presence marks a finished job); a budget stop raises instead."""
+        if len(ordered) < len(self.units):  # only the budget skips scenarios; no summary for an unfinished job
+            guard = self.guard
+            assert guard is not None
+            raise BudgetReached(self.ctx.progress.cost_usd, guard.budget_usd, len(ordered), len(self.units),
+                                stopped_in_flight=guard.stopped_in_flight, sweep_spent_usd=guard.spent())
+        summary = summarize(ordered, self.cfg, started=started_at, wall_time_s=wall_time_s,
+                            benchmark_version=self.ctx.benchmark.version)
+        summary = summary.model_copy(update={"rate_limits": self.ctx.rollout_params.clients.endpoint_stats()})
+        write_json_atomic(self.job_dir / SUMMARY_FILE, summary.model_dump(mode="json"))
+        return summary
 
-    reporter = asyncio.create_task(ctx.progress.report_every(cfg.run.progress_interval_s))
+
+async def _all_or_first_failure(conversations: list[asyncio.Future[None]], *, budgeted: bool) -> None:
+    """Wait for every conversation. A budget stop cancels some (not a failure); anything else one of them raises, or
+    a signal, cancels and collects the rest, then is raised (none left unhandled)."""
     try:
-        with results_path.open("w", encoding="utf-8") as sink, rare_collections():
-            conversations = [asyncio.ensure_future(one(scenario, trial, sink)) for scenario, trial in units]
-            stopper = asyncio.ensure_future(_stop_at_cap(guard, conversations)) if guard is not None else None
-            try:
-                await asyncio.gather(*conversations, return_exceptions=guard is not None)
-                for conversation in conversations:  # a budget stop cancelled some; anything else is raised
-                    if not conversation.cancelled() and conversation.exception() is not None:
-                        raise conversation.exception()  # type: ignore[misc]
-            except BaseException:  # a full disk, a signal: stop the others and collect them, none left unhandled
-                # A call cancelled before its provider coroutine started says so as it is collected: noise here.
-                warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
-                for conversation in conversations:
-                    conversation.cancel()
-                await asyncio.gather(*conversations, return_exceptions=True)
-                raise
-            await flush_background_logging()  # this job's own share of litellm's work, not the next job's
-    finally:
-        if guard is not None:
-            stopper.cancel()  # type: ignore[union-attr]
-            guard.close()
-        reporter.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await reporter
-    ordered = [rows[(scenario.id, trial)] for scenario, trial in units if (scenario.id, trial) in rows]
-    # Rewrite once in benchmark order (atomic, no temporary file left if it fails), so equal runs give equal files.
-    write_text_atomic(results_path, "".join(row.model_dump_json() + "\n" for row in ordered))
-    if len(ordered) < len(units):  # only the budget skips scenarios; no summary for an unfinished job
-        assert guard is not None
-        raise BudgetReached(ctx.progress.cost_usd, guard.budget_usd, len(ordered), len(units),
-                            stopped_in_flight=guard.stopped_in_flight, sweep_spent_usd=guard.spent())
-    summary = summarize(
-        ordered, cfg, started=started_at, wall_time_s=time.perf_counter() - started, benchmark_version=benchmark.version
+        await asyncio.gather(*conversations, return_exceptions=budgeted)
+        for conversation in conversations:
+            if not conversation.cancelled() and conversation.exception() is not None:
+                raise conversation.exception()  # type: ignore[misc]
+    except BaseException:
+        # A call cancelled before its provider coroutine started says so as it is collected: noise here.
+        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+        for conversation in conversations:
+            conversation.cancel()
+        await asyncio.gather(*conversations, return_exceptions=True)
+        raise
+
+
+def _log_start(cfg: RunConfig, scenarios: int) -> None:
+    log.info(
+        "job: agent=%s judge=%s user_sim=%s mock=%s pass_rule=%s benchmark=%s (%d scenarios%s)%s",
+        cfg.agent.name, cfg.judge.name, cfg.user_sim.name, cfg.mock.name, cfg.pass_rule.name, cfg.benchmark.name,
+        scenarios, f" × {cfg.run.trials} trials" if cfg.run.trials > 1 else "",
+        " [SIMULATED agent]" if cfg.agent.simulated else "",
     )
-    summary = summary.model_copy(update={"rate_limits": ctx.rollout_params.clients.endpoint_stats()})
-    write_json_atomic(job_dir / SUMMARY_FILE, summary.model_dump(mode="json"))
+    log.info("max_tokens per role: %s", ", ".join(
+        f"{role}={'server default' if cap is None else cap}" for role, cap in role_max_tokens(cfg).items()))
+
+
+def _log_done(summary: JobSummary, ctx: JobContext, job_dir: Path, rows: list[ResultRow]) -> None:
     log.info(ctx.progress.line())
     log.info(
         "done: pass rate %s (%d/%d scored), rule-based %s, model errors %d (scored as fails), judge errors %d, "
-        "infra errors %d, conversations redone after infra errors %d (%d tries abandoned), replies cut at "
-        "max_tokens %s, requests %d answered + %d failed (%d retries) -> %s",
+        "infra errors %d, benchmark errors %d, conversations redone after infra errors %d (%d tries abandoned), "
+        "replies cut at max_tokens %s, requests %d answered + %d failed (%d retries) -> %s",
         "n/a" if summary.pass_rate is None else f"{summary.pass_rate:.1%}", summary.passed, summary.scored,
         "n/a" if summary.rule_pass_rate is None else f"{summary.rule_pass_rate:.1%}",
-        summary.model_errors, summary.judge_errors, summary.infra_errors, summary.redone_conversations,
-        summary.abandoned_attempts, _cut_line(summary.cut_replies), summary.llm_calls, summary.failed_attempts,
-        summary.retries, job_dir,
+        summary.model_errors, summary.judge_errors, summary.infra_errors, summary.benchmark_errors,
+        summary.redone_conversations, summary.abandoned_attempts, _cut_line(summary.cut_replies), summary.llm_calls,
+        summary.failed_attempts, summary.retries, job_dir,
     )
     if summary.pass_hat_k:
         log.info(
             "trials: %d per scenario; %s; %s%s", summary.trials,
             " ".join(f"pass^{k} {_pct(v)}" for k, v in summary.pass_hat_k.items()),
             " ".join(f"pass@{k} {_pct(v)}" for k, v in summary.pass_at_k.items()),
-            " [SIMULATED agent]" if cfg.agent.simulated else "",
+            " [SIMULATED agent]" if ctx.cfg.agent.simulated else "",
         )
     if summary.config_errors:
         log.error("%d scenario(s) were refused by a provider on requests built from valid inputs: check the model "
                   "config (model name, params, api_base); they are not scored", summary.config_errors)
     if summary.infra_errors:
-        first = next(row.infra_error for row in ordered if row.infra_error)
+        first = next(row.infra_error for row in rows if row.infra_error and row.passed is None)
         log.warning("%d scenario(s) hit infrastructure errors and were not scored; first: %s", summary.infra_errors, first)
+    if summary.benchmark_errors:
+        first = next(row.benchmark_error for row in rows if row.benchmark_error)
+        log.warning("%d scenario(s) hit benchmark errors (the benchmark's own code failed) and were not scored; "
+                    "first: %s", summary.benchmark_errors, first)
     for endpoint in summary.rate_limits:
         if endpoint["rate_limited"]:
             log.info("rate limits: %s: %d of %d requests throttled (429/503), %.1fs waited for slots, limit now %s of %s",
                      endpoint["endpoint"], endpoint["rate_limited"], endpoint["requests"], endpoint["waited_s"],
                      endpoint["limit"], endpoint["ceiling"])
-    return summary
 
 
 async def _stop_at_cap(guard: BudgetGuard, conversations: list[asyncio.Future[None]]) -> None:
@@ -428,6 +550,8 @@ def _pct(value: float | None) -> str:
 
 
 def run_job(cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None,
-            spent_elsewhere: Callable[[], float] | None = None) -> JobSummary:
-    # SIGTERM ends it as Ctrl-C does
-    return run_until_signal(run_job_async(cfg, job_dir, label, sweep, spent_elsewhere))
+            spent_elsewhere: Callable[[], float] | None = None,
+            last_words: Callable[[], None] | None = None) -> JobSummary:
+    """SIGTERM ends it as Ctrl-C does; ``last_words`` (the job's marker and line) runs before a forced exit when
+    guest code keeps the job from stopping (engine/signals.py)."""
+    return run_until_signal(run_job_async(cfg, job_dir, label, sweep, spent_elsewhere), last_words=last_words)

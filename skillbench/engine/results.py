@@ -69,7 +69,15 @@ class ResultRow(BaseModel):
         default_factory=list, description="Keys beside the rubric's in the judge's reply: ignored, noted."
     )
     infra_error: str | None = None
-    passed: bool | None = Field(description="Verdict of the pass rule; None when not scorable (judge or infra error).")
+    benchmark_error: str | None = Field(
+        None, description="The benchmark's own code failed (a code tool, a plug-in rule check): what, where; never scored."
+    )
+    traceback_file: str | None = Field(
+        None, description="The traceback of the guest code (agent program, code tool, plug-in check) that ended this "
+        "conversation, relative to the job folder (tracebacks/<scenario>.txt)."
+    )
+    passed: bool | None = Field(description="Verdict of the pass rule; None when not scorable (an infrastructure or "
+                                "benchmark error, or a judge error on a row no hard check has already failed).")
     fail_reasons: list[str] = Field(default_factory=list)
     usage: dict[str, Usage] = Field(description="Role → calls, cache hits, tokens, cost (agent, user, mock, judge).")
     rollout_s: float = Field(description="Seconds to obtain the rollout (near 0 when reused).")
@@ -129,11 +137,17 @@ class JobSummary(BaseModel):
     task_completion: dict[str, int]
     terminations: dict[str, int]
     by_path: dict[str, dict[str, Any]] = Field(description="Path → scenarios, scored, passed, pass_rate.")
-    judge_errors: int
+    judge_errors: int = Field(description="Rows on which the judge gave no usable verdict.")
+    judge_errors_decided: int = Field(
+        0, description="Of judge_errors, rows a hard rule check had already failed: scored as fails all the same "
+        "(a known failure never leaves the denominator); the others are unscored.")
     judge_error_reasons: dict[str, int] = Field(
         default_factory=dict, description="Judge errors by reason (cut_at_max_tokens, not_json, wrong_types, ...)."
     )
-    infra_errors: int
+    infra_errors: int = Field(description="Rows left unscored by an infrastructure error (rollout or judge endpoint).")
+    benchmark_errors: int = Field(
+        0, description="Conversations the benchmark's own code ended (a code tool, a plug-in check): never scored."
+    )
     model_errors: int = Field(
         0, description="Conversations ended by the agent's unusable output (termination model_error): scored, as fails."
     )
@@ -225,12 +239,14 @@ def assemble_row(
 ) -> ResultRow:
     """One result row from the finished steps of a scenario (pure: no models, no I/O).
 
-    An infrastructure failure of the rollout or of the judge endpoint makes the row unscored
-    (``passed=None``); a judge that gave no usable reply leaves it unscored as a judge error.
+    An infrastructure failure of the rollout or a benchmark error makes the row unscored (``passed=None``); so does
+    a judge that gave no usable verdict (a judge error, or its endpoint failing) — unless a hard rule check has
+    already failed the row, which is then a fail whatever the judge did (evaluation/pass_rule.py).
     """
-    infra = rollout.infra_error or (
-        f"judge endpoint: {verdict.judge_error}" if verdict is not None and verdict.error_kind == "infra" else None
-    )
+    judge_infra = (f"judge endpoint: {verdict.judge_error}"
+                   if verdict is not None and verdict.error_kind == "infra" else None)
+    infra = rollout.infra_error or judge_infra
+    unscorable = rollout.infra_error is not None or rollout.benchmark_error is not None
     scores = verdict.scores if verdict is not None else None
     decision = decide(checks, scores, verdict.samples if verdict is not None else [], cfg.pass_rule)
     rollout_s, judge_s = timings
@@ -256,13 +272,14 @@ def assemble_row(
         rule_checks_version=rule_checks_version(checks, cfg.checks),
         rule_passed=rule_based_pass(checks, cfg.pass_rule) if checks else None,
         scores=scores,
-        judge_error=None if infra or verdict is None else verdict.judge_error,
+        judge_error=None if judge_infra or verdict is None else verdict.judge_error,
         judge_error_reason=verdict.error_reason if verdict is not None and not infra and verdict.scores is None else None,
         judge_attempts=verdict.attempts if verdict is not None and not infra and verdict.scores is None else [],
         judge_ignored_keys=verdict.ignored_keys if verdict is not None else [],
         infra_error=infra,
-        passed=decision.passed if not infra else None,
-        fail_reasons=decision.reasons if decision.passed is False and not infra else [],
+        benchmark_error=rollout.benchmark_error,
+        passed=None if unscorable else decision.passed,
+        fail_reasons=decision.reasons if decision.passed is False and not unscorable else [],
         usage=usage,
         rollout_s=round(rollout_s, 4),
         judge_s=round(judge_s, 4),

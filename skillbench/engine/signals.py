@@ -3,47 +3,61 @@
 asyncio.run turns Ctrl-C into a cancellation of the main task (every conversation's ``finally`` runs, the rows
 written so far stay) and then a KeyboardInterrupt; SIGTERM gets exactly that path here, so the app keeps the
 finished rows and writes its marker the same way.
+
+SIGTERM ends a job within :data:`SIGTERM_GRACE_S` whatever guest code is doing: the handler is a Python-level one
+(it runs between bytecodes in the main thread, also while an agent program busy-loops or sleeps without yielding
+to the event loop), it asks the loop to cancel the job, and a watchdog thread ends the process with 143 — after the
+caller's ``last_words`` (its marker and line) — if the loop has not ended by then. Rows are written whole as they
+finish, so nothing finished is lost either way.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
-from collections.abc import Coroutine
+import sys
+import threading
+from collections.abc import Callable, Coroutine
+from types import FrameType
 from typing import Any, TypeVar
 
-from skillbench.core.faults import Terminated
+from skillbench.core.faults import EXIT_TERMINATED, Terminated
 
 T = TypeVar("T")
 
+SIGTERM_GRACE_S = 5.0  # how long the job may take to stop after SIGTERM before the process ends regardless
 
-def run_until_signal(coro: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(coro)``; SIGTERM cancels it and raises :class:`Terminated` (a KeyboardInterrupt)."""
+
+def run_until_signal(coro: Coroutine[Any, Any, T], *, last_words: Callable[[], None] | None = None) -> T:
+    """``asyncio.run(coro)``; SIGTERM cancels it and raises :class:`Terminated` (a KeyboardInterrupt). ``last_words``
+    runs (once) before a forced exit, when guest code keeps the loop from stopping within the grace period."""
     terminated = False
+    finished = threading.Event()
 
     async def main() -> T:
         nonlocal terminated
         loop, task = asyncio.get_running_loop(), asyncio.current_task()
         assert task is not None
 
-        def on_sigterm() -> None:
+        def on_sigterm(signum: int, frame: FrameType | None) -> None:
             nonlocal terminated
-            if not terminated:
-                terminated = True
-                task.cancel()
+            if terminated:
+                return
+            terminated = True
+            loop.call_soon_threadsafe(task.cancel)
+            threading.Thread(target=_exit_unless, args=(finished, last_words), name="skillbench-sigterm",
+                             daemon=True).start()
 
-        previous = signal.getsignal(signal.SIGTERM)
         try:
-            loop.add_signal_handler(signal.SIGTERM, on_sigterm)
-            installed = True
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread: the Python handler applies
-            installed = False
+            previous = signal.signal(signal.SIGTERM, on_sigterm)
+        except ValueError:  # not the main thread: its owner decides
+            previous = None
         try:
             return await coro
         finally:
-            if installed:
-                loop.remove_signal_handler(signal.SIGTERM)
+            if previous is not None:
                 with contextlib.suppress(TypeError, ValueError):
                     signal.signal(signal.SIGTERM, previous)
 
@@ -53,3 +67,17 @@ def run_until_signal(coro: Coroutine[Any, Any, T]) -> T:
         if terminated:
             raise Terminated() from None
         raise
+    finally:
+        finished.set()
+
+
+def _exit_unless(finished: threading.Event, last_words: Callable[[], None] | None) -> None:
+    """The watchdog: if the job's loop has not ended :data:`SIGTERM_GRACE_S` after SIGTERM, end the process."""
+    if finished.wait(SIGTERM_GRACE_S):
+        return
+    if last_words is not None:
+        with contextlib.suppress(Exception):
+            last_words()
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    os._exit(EXIT_TERMINATED)

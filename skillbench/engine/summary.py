@@ -104,10 +104,12 @@ def summarize(
         terminations=dict(sorted(Counter(row.termination for row in rows).items())),
         by_path=path_breakdown(rows),
         judge_errors=sum(1 for row in rows if row.judge_error is not None),
+        judge_errors_decided=sum(1 for row in rows if row.judge_error is not None and row.passed is not None),
         judge_error_reasons=dict(sorted(Counter(
             row.judge_error_reason or "other" for row in rows if row.judge_error is not None
         ).items())),
-        infra_errors=sum(1 for row in rows if row.infra_error is not None),
+        infra_errors=sum(1 for row in rows if row.infra_error is not None and row.passed is None),
+        benchmark_errors=sum(1 for row in rows if row.benchmark_error is not None),
         model_errors=sum(1 for row in rows if row.termination == "model_error"),
         config_errors=sum(1 for row in rows if CONFIG_ERROR_PREFIX in (row.infra_error or "")),
         hallucinated_actions=sum(1 for s in with_scores if s.hallucinated_action),

@@ -8,9 +8,21 @@ from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
 from skillbench.evaluation.records import PassDecision
 
 
+def hard_failures(checks: list[RuleCheck], rule: PassRuleConfig) -> list[str]:
+    """The reasons the rule's hard checks alone fail a row (none when the rule does not fail on them)."""
+    if not rule.fail_on_hard_rule_failure:
+        return []
+    return [f"hard rule failure: {check.name}" for check in checks if rule.is_hard(check) and not check.passed]
+
+
 def apply_pass_rule(checks: list[RuleCheck], scores: JudgeScores | None, rule: PassRuleConfig) -> PassDecision:
-    """Verdict for one scenario. ``scores=None`` (judge error) gives ``passed=None``: never a pass or a fail."""
+    """Verdict for one scenario. Without the judge's scores (a judge error) a row a hard check has already failed
+    (a model error fails ``termination_reached``) is a fail — a known failure never leaves the denominator —
+    and any other row gets ``passed=None``: never a pass or a fail."""
     if scores is None:
+        decided = hard_failures(checks, rule)
+        if decided:
+            return PassDecision(passed=False, reasons=[*decided, "no judge verdict needed (judge error)"])
         return PassDecision(passed=None, reasons=["no verdict (judge error)"])
     reasons: list[str] = []
     if scores.task_completion not in rule.allowed_outcomes:
@@ -22,8 +34,7 @@ def apply_pass_rule(checks: list[RuleCheck], scores: JudgeScores | None, rule: P
             reasons.append(f"{dimension}={value} < {minimum}")
     if rule.fail_on_hallucinated_action and scores.hallucinated_action:
         reasons.append("hallucinated_action")
-    if rule.fail_on_hard_rule_failure:
-        reasons.extend(f"hard rule failure: {check.name}" for check in checks if rule.is_hard(check) and not check.passed)
+    reasons.extend(hard_failures(checks, rule))
     return PassDecision(passed=not reasons, reasons=reasons)
 
 

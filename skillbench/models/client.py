@@ -331,7 +331,7 @@ class ModelClient:
                 if delay is None:
                     raise InfrastructureError(
                         f"{self.cfg.name} ({self.cfg.model}): {name} after {attempt + 1} attempt(s): {str(exc)[:300]}",
-                        usage=spent, retryable=not is_permanent(exc),
+                        usage=spent, retryable=not is_permanent(exc), status=getattr(exc, "status_code", None),
                     ) from exc
                 log.debug("retrying %s after %s (attempt %d, %.1fs)", self.cfg.model, name, attempt + 1, delay)
                 attempt += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import sys
@@ -13,6 +14,7 @@ from skillbench.engine.budget import read_spending
 
 INTERRUPTED_FILE = "interrupted.json"  # Ctrl-C: finished rows kept, rerun resumes
 UNSCORED_EXIT = 5  # a finished run with rows that have no verdict: its rerun fills them in
+BENCHMARK_ERROR_EXIT = 6  # the benchmark's own code failed on some rows: fix it (its version changes), then rerun
 STOPPED_FILE = "stopped.json"  # run.budget_usd reached: finished rows kept, rerun with a higher budget resumes
 
 
@@ -29,10 +31,10 @@ def job_failure(summary: dict[str, Any], max_infra_error_share: float) -> str | 
     if scenarios and infra / scenarios > max_infra_error_share:
         return (f"{infra} of {scenarios} conversations hit infrastructure errors (more than "
                 f"{max_infra_error_share:.0%}, run.max_infra_error_share)")
+    judged = summary.get("judge_errors") or 0
+    if judged and judged + infra >= scenarios:  # the judge gave nothing usable (rows a hard check decided included)
+        return judge_failure(summary)
     if not summary.get("scored"):
-        judged = summary.get("judge_errors") or 0
-        if judged and judged + infra >= scenarios:
-            return judge_failure(summary)
         return "no conversation was scored"
     return None
 
@@ -63,10 +65,30 @@ def judge_failure(summary: dict[str, Any]) -> str:
             f"and only the judging is redone")
 
 
+def job_benchmark_errors(summary: dict[str, Any], job_dir: Path) -> str | None:
+    """One line for a finished job whose benchmark code failed on some rows (None when it did not): how many, the
+    first (domain, tool or check, exception, scenario), where its traceback is, and the fix."""
+    count = summary.get("benchmark_errors") or 0
+    if not count:
+        return None
+    first, traceback_file = "", None
+    with contextlib.suppress(OSError):
+        for line in (job_dir / "results.jsonl").open(encoding="utf-8"):
+            row = json.loads(line)
+            if row.get("benchmark_error"):
+                first, traceback_file = row["benchmark_error"], row.get("traceback_file")
+                break
+    where = f"; traceback: {job_dir / traceback_file}" if traceback_file else ""
+    return (f"{count} of {summary.get('scenarios', count)} conversations hit benchmark errors: the benchmark's own "
+            f"code failed (never scored, never the agent's failure); first: {first}{where}. Fix that code (its "
+            "benchmark version changes, so those conversations are redone), then rerun the same command")
+
+
 def job_unscored(summary: dict[str, Any]) -> str | None:
     """How many rows of a finished job have no verdict, and why (None when every row was scored)."""
     scenarios = summary.get("scenarios") or 0
-    infra, judge = summary.get("infra_errors") or 0, summary.get("judge_errors") or 0
+    infra = summary.get("infra_errors") or 0
+    judge = (summary.get("judge_errors") or 0) - (summary.get("judge_errors_decided") or 0)
     if not infra and not judge:
         return None
     why = [f"{infra} infrastructure error(s)" if infra else "", f"{judge} judge error(s)" if judge else ""]
@@ -124,7 +146,7 @@ def sweep_outcome(sweep_dir: Path, max_infra_error_share: float, *, planned: int
                   budget_usd: float | None = None) -> SweepOutcome:
     """One line for the sweep's end. ``planned``: the sweep's size (jobs with no folder did not start, because an
     earlier job reached the budget). Exit 1 when a job failed or crashed, else 3 when the budget stopped the sweep."""
-    finished = failed = stopped = crashed = incomplete = 0
+    finished = failed = stopped = crashed = incomplete = broken = 0
     first: str | None = None
     spent = 0.0
     any_stop = False  # a job the budget stopped (its stopped.json), whatever else its folder holds
@@ -138,7 +160,10 @@ def sweep_outcome(sweep_dir: Path, max_infra_error_share: float, *, planned: int
             why = job_failure(summary, max_infra_error_share)
             failed += why is not None
             finished += why is None
-            unscored = job_unscored(summary) if why is None else None
+            benchmark = job_benchmark_errors(summary, job) if why is None else None
+            broken += benchmark is not None
+            first = first or (f"{job.name}: {benchmark}" if benchmark else None)
+            unscored = job_unscored(summary) if why is None and benchmark is None else None
             incomplete += unscored is not None
             first = first or (f"{job.name}: {unscored}" if unscored else None)
             first = first or (f"{job.name}: {why}" if why else None)
@@ -155,7 +180,9 @@ def sweep_outcome(sweep_dir: Path, max_infra_error_share: float, *, planned: int
     of_budget = f" of the {usd(budget_usd)} budget" if budget_usd is not None else ""
     line = (f"sweep: {total} job(s): {finished} finished, {failed} failed, {crashed} crashed, {stopped} stopped"
             + (f", {not_started} not started (budget spent)" if not_started else "")
+            + (f" ({broken} finished with benchmark errors: the benchmark's own code failed)" if broken else "")
             + (f" ({incomplete} finished with unscored rows: rerun the same command to fill them in)" if incomplete else "")
             + f"; {usd(spent)} spent{of_budget} -> {sweep_dir}" + (f"; first problem: {first}" if first else ""))
-    code = 1 if failed or crashed else 3 if budget_stopped else 1 if stopped else UNSCORED_EXIT if incomplete else 0
+    code = (1 if failed or crashed else 3 if budget_stopped else 1 if stopped else BENCHMARK_ERROR_EXIT if broken
+            else UNSCORED_EXIT if incomplete else 0)
     return SweepOutcome(line, code, budget_stopped)

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from skillbench.agents import MAIN_MODEL, Agent, AgentModels, AgentReply, AgentState, LLMAgent
+from skillbench.agents import MAIN_MODEL, Agent, AgentModels, AgentReply, AgentState, LLMAgent, accepted_reply
 from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario
+from skillbench.benchmark.state import clone
 from skillbench.config.schema import MockConfig
-from skillbench.core.errors import InfrastructureError, ModelOutputError
-from skillbench.core.records import Message, Rollout, Termination, ToolCall, ToolCallRecord, Usage
+from skillbench.core.errors import BenchmarkCodeError, ConfigError, InfrastructureError, ModelOutputError
+from skillbench.core.guest import GuestFault, fault_of
+from skillbench.core.records import (
+    Message,
+    Rollout,
+    Termination,
+    TimeLimitHit,
+    ToolCall,
+    ToolCallRecord,
+    Usage,
+)
 from skillbench.models.client import ClientPool, ModelClient
 from skillbench.prompts import (
     CONTROL_TOOL_DEFINITIONS,
@@ -32,6 +43,16 @@ log = logging.getLogger(__name__)
 
 # Tool-call rounds the agent may make without speaking to the caller; beyond it the turn ends as max_turns.
 MAX_TOOL_ROUNDS_PER_TURN = 12
+# After its time limit a reply is cancelled; a program that ignores the cancellation is left behind after this.
+CANCEL_GRACE_S = 5.0
+
+
+@dataclass(frozen=True)
+class AgentLimits:
+    """The agent program's own time (model calls excluded) per reply and per conversation (agent.*_limit_s)."""
+
+    reply_s: float = 300.0
+    conversation_s: float = 1800.0
 
 
 @dataclass
@@ -50,6 +71,7 @@ class RolloutParams:
     agent_models: Mapping[str, ModelClient] = field(
         default_factory=dict, metadata={"description": "The agent program's other models, by name (agent.models)."}
     )
+    agent_limits: AgentLimits = field(default_factory=AgentLimits)
 
 
 _CONTROL_SCHEMAS: dict[str, dict[str, Any]] = {
@@ -119,13 +141,18 @@ def entered_call(call: ToolCall, seq: int) -> ToolCall:
 
 
 async def run_rollout(scenario: Scenario, params: RolloutParams, *, key: str) -> Rollout:
-    """One conversation, start to end. Infrastructure failures raise InfrastructureError, with the
-    usage spent so far in ``by_role``; the agent's unusable output ends the conversation as model_error."""
+    """One conversation, start to end. Infrastructure failures raise InfrastructureError and the benchmark's own
+    code failing raises BenchmarkCodeError, each with the usage spent so far in ``by_role`` (an infrastructure error
+    also carries the conversation so far in ``partial``); the agent's unusable output, exception or overrun ends
+    the conversation as model_error."""
     usage = {"agent": Usage(), "user": Usage()}
+    conversation = _Conversation(scenario, params, usage)
     try:
-        return await _Conversation(scenario, params, usage).run(key)
-    except InfrastructureError as exc:
+        return await conversation.run(key)
+    except (InfrastructureError, BenchmarkCodeError) as exc:
         exc.by_role = {role: value.add(exc.by_role.get(role, Usage())) for role, value in usage.items()}
+        if isinstance(exc, InfrastructureError):
+            exc.partial = conversation.so_far(key)
         raise
 
 
@@ -149,6 +176,10 @@ class _Conversation:
         self.termination: Termination | None = None
         self.detail = ""
         self.turn = 0
+        self.fault: GuestFault | None = None  # what the agent program raised, when that ended the conversation
+        self.time_limit: TimeLimitHit | None = None
+        self.own_time_s = 0.0  # the agent program's own time so far (model calls excluded)
+        self.offered: list[str] = []
         models = {MAIN_MODEL: params.agent, **params.agent_models}
         self.agent_models = AgentModels(models, lambda spent: self._spend("agent", spent))
 
@@ -164,10 +195,11 @@ class _Conversation:
         async with open_tool_session(
             params.benchmark, self.scenario, params.mock, seed=params.seed, clients=params.clients
         ) as tools:
+            self.offered = list(tools.offered)
+            # The agent's view: copies (docs/agents.md "The record belongs to the engine").
             state = AgentState(
-                skill=self.skill, policy=self.messages[0].content or "",
-                tools=[*tools.openai_tools, *CONTROL_TOOL_DEFINITIONS], messages=self.messages,
-                models=self.agent_models, tool_calls=self.records,
+                skill=self.skill.model_copy(deep=True), policy=self.messages[0].content or "",
+                tools=clone([*tools.openai_tools, *CONTROL_TOOL_DEFINITIONS]), models=self.agent_models,
             )
             if not await self.user_speaks(0):
                 self.end("user_ended", "the caller ended before speaking")
@@ -181,22 +213,21 @@ class _Conversation:
                     self.end("user_ended", "the caller ended the conversation")
             self.usage["mock"] = tools.usage
             final_state = tools.state
-            offered = list(tools.offered)
         assert self.termination is not None
+        return self.so_far(key).model_copy(update={
+            "termination": self.termination, "termination_detail": self.detail, "final_state": final_state,
+            "turns": self.turn if self.termination != "max_turns" else params.max_turns,
+            "duration_s": time.perf_counter() - started,
+        })
+
+    def so_far(self, key: str) -> Rollout:
+        """The conversation as it stands (the engine's own records), e.g. when an endpoint failed mid-way."""
         return Rollout(
-            key=key,
-            scenario_id=self.scenario.id,
-            skill_id=self.scenario.skill_id,
-            agent=params.agent.cfg.name,
-            messages=self.messages,
-            tool_calls=self.records,
-            offered_tools=offered,
-            termination=self.termination,
-            termination_detail=self.detail,
-            turns=self.turn if self.termination != "max_turns" else params.max_turns,
-            final_state=final_state,
-            usage=self.usage,
-            duration_s=time.perf_counter() - started,
+            key=key, scenario_id=self.scenario.id, skill_id=self.scenario.skill_id, agent=self.params.agent.cfg.name,
+            messages=list(self.messages), tool_calls=list(self.records), offered_tools=self.offered,
+            termination=self.termination or "infra_error", termination_detail=self.detail, turns=self.turn,
+            usage=self.usage, traceback=self.fault.traceback if self.fault is not None else None,
+            time_limit=self.time_limit,
         )
 
     async def user_speaks(self, turn: int) -> bool:
@@ -260,25 +291,67 @@ class _Conversation:
         return None
 
     async def agent_reply(self, state: AgentState) -> AgentReply | None:
-        """The agent's next message; None (the conversation ended as model_error) when it has no usable one."""
+        """The agent's next message; None (the conversation ended as model_error) when it has no usable one: it
+        raised (anything but InfrastructureError and our own configuration errors), ran past its time limit,
+        or returned something that is not a usable reply."""
+        state.messages._add(self.messages)
+        state.tool_calls._add(self.records)
         try:
-            reply = await self.params.agent_program.reply(state)
-        except InfrastructureError:
+            reply = await self._timed_reply(state)
+        except (InfrastructureError, ModelOutputError, ConfigError) as exc:
+            if isinstance(exc, ModelOutputError):
+                self.end("model_error", f"agent: {exc}")
+                return None
+            if isinstance(exc, InfrastructureError) and exc.origin is None:
+                exc.origin = "agent_program"  # raised by the program itself (something it depends on is down)
             raise
-        except ModelOutputError as exc:
-            self.end("model_error", f"agent: {exc}")
+        except _GuestFailed as failed:
+            self.fault = failed.fault
+            log.warning("agent program failed on %s: %s", self.scenario.id, failed.fault.line())
+            self.end("model_error", f"agent: the agent program raised {failed.fault.kind}: {failed.fault.message[:300]}")
             return None
-        except Exception as exc:  # the agent program's own failure (our model client's are infrastructure)
-            log.warning("agent program failed on %s", self.scenario.id, exc_info=True)
-            self.end("model_error", f"agent: the agent program raised {type(exc).__name__}: {str(exc)[:300]}")
+        except _OverLimit as over:
+            self.time_limit = over.hit
+            which = "agent.reply_limit_s" if over.hit.limit == "reply" else "agent.conversation_limit_s"
+            self.end("model_error", f"agent: the agent program spent more than {over.hit.seconds:g}s of its own time "
+                                    f"({'in one reply' if over.hit.limit == 'reply' else 'in this conversation'}; {which})")
             return None
-        if not isinstance(reply, AgentReply):
-            self.end("model_error", f"agent: the agent program returned {type(reply).__name__}, not an AgentReply")
+        try:
+            reply = accepted_reply(reply)
+        except TypeError as exc:
+            self.end("model_error", f"agent: the agent program {exc}")
             return None
         if not reply.tool_calls and not (reply.content or "").strip():
             self.end("model_error", "agent: the reply had neither text nor tool calls")
             return None
         return reply
+
+    async def _timed_reply(self, state: AgentState) -> Any:
+        """``program.reply(state)`` under the agent's clocks: its own time (wall time minus the time its model calls
+        were in flight) per reply and per conversation. Raises :class:`_GuestFailed` for whatever the program raised
+        (``BaseException`` included) and :class:`_OverLimit` when it ran past a limit."""
+        limits, models = self.params.agent_limits, self.agent_models
+        started, model_before = time.monotonic(), models.model_time_s()
+
+        def own_time() -> float:
+            return (time.monotonic() - started) - (models.model_time_s() - model_before)
+
+        task = asyncio.ensure_future(_guarded(self.params.agent_program.reply(state)))
+        try:
+            while not task.done():
+                left_reply = limits.reply_s - own_time()
+                left_conversation = limits.conversation_s - self.own_time_s - own_time()
+                if min(left_reply, left_conversation) <= 0:
+                    await _stop(task)
+                    hit = ("reply", limits.reply_s) if left_reply <= 0 else ("conversation", limits.conversation_s)
+                    raise _OverLimit(TimeLimitHit(limit=hit[0], seconds=hit[1]))  # type: ignore[arg-type]
+                await asyncio.wait({task}, timeout=max(0.01, min(left_reply, left_conversation)))
+        except asyncio.CancelledError:  # the engine is stopping this conversation (budget, Ctrl-C, SIGTERM)
+            await _stop(task)
+            raise
+        finally:
+            self.own_time_s += max(0.0, own_time())
+        return task.result()
 
     async def run_tool_calls(self, calls: list[ToolCall], tools: ToolSession) -> None:
         """Each call in order on the scenario's MCP session (control calls end the conversation), its result
@@ -295,6 +368,9 @@ class _Conversation:
                 record = await tools.call(call.name, call.arguments, call_id=call.id, call_seq=call.seq, turn=self.turn)
                 if record.error_kind == "infra":  # the mock itself failed (e.g. llm mode): not the agent's doing
                     raise InfrastructureError(f"mock tool {call.name}: {record.result}")
+                if record.error_kind == "benchmark":  # the domain's code tool failed: the benchmark's own fault
+                    raise BenchmarkCodeError(f"benchmark {self.params.benchmark.name}, scenario {self.scenario.id}: "
+                                             f"{record.result}", traceback=tools.fault_traceback)
             self.records.append(record)
             if self.termination is not None:
                 return
@@ -302,3 +378,45 @@ class _Conversation:
                 Message(role="tool", content=record.result, tool_call_id=call.id, call_seq=call.seq, name=call.name,
                         turn=self.turn)
             )
+
+
+class _GuestFailed(Exception):
+    """The agent program raised (what, where, traceback in ``fault``)."""
+
+    def __init__(self, fault: GuestFault) -> None:
+        super().__init__(fault.line())
+        self.fault = fault
+
+
+class _OverLimit(Exception):
+    """The agent program ran past one of its time limits."""
+
+    def __init__(self, hit: TimeLimitHit) -> None:
+        super().__init__(hit.limit)
+        self.hit = hit
+
+
+async def _guarded(reply: Any) -> Any:
+    """Await the agent program's reply; whatever it raises becomes :class:`_GuestFailed`, except the errors the turn
+    loop handles itself and a cancellation skillbench asked for. ``BaseException`` is caught here, inside the task:
+    a ``SystemExit`` or ``KeyboardInterrupt`` escaping a task would end the event loop itself."""
+    try:
+        return await reply
+    except (InfrastructureError, ModelOutputError, ConfigError):
+        raise
+    except asyncio.CancelledError as exc:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():  # we cancelled it (a time limit, or the engine stopping)
+            raise
+        raise _GuestFailed(fault_of(exc)) from None  # the program's own CancelledError
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt, GeneratorExit, any Exception: the program's
+        raise _GuestFailed(fault_of(exc)) from None
+
+
+async def _stop(task: asyncio.Future[Any]) -> None:
+    """Cancel the agent's reply and wait for it to unwind, at most :data:`CANCEL_GRACE_S` (a program that swallows
+    the cancellation is left behind)."""
+    task.cancel()
+    await asyncio.wait({task}, timeout=CANCEL_GRACE_S)
+    if task.done() and not task.cancelled():
+        task.exception()  # retrieved: a failure while unwinding is not reported again

@@ -22,6 +22,8 @@ _FLAT_MOCK_FIELDS: dict[str, Any] = {"llm": None, "static_responses": {}}
 _BEHAVIOURAL_FIELDS = ("model", "params", "prompt_template")
 # Judge settings that change a verdict besides the model (parse retries only decide judge errors).
 _JUDGE_FIELDS = ("rubric_version", "samples", "aggregation")
+# Mock settings that bound the benchmark's own code: a call past the limit is a benchmark error (never stored).
+_MOCK_LIMIT_FIELDS = ("code_tool_limit_s",)
 # Run settings that change a rollout (concurrency, infra retries and logging cadence do not).
 _RUN_FIELDS = ("seed", "max_turns")
 
@@ -83,7 +85,8 @@ def result_settings(config: BaseModel | Mapping[str, Any]) -> dict[str, dict[str
         "agent": agent_identity(data.get("agent") or {}),
         "user_sim": {**model_identity(user_sim), "stop_marker": user_sim.get("stop_marker")},
         "judge": {**model_identity(judge), **judge_settings(judge)},
-        "mock": {**_FLAT_MOCK_FIELDS, **_without_name(data.get("mock") or {})},
+        "mock": {**_FLAT_MOCK_FIELDS, **{key: value for key, value in _without_name(data.get("mock") or {}).items()
+                                         if key not in _MOCK_LIMIT_FIELDS}},
         "pass_rule": _without_name(data.get("pass_rule") or {}),
         "benchmark": _without_name(data.get("benchmark") or {}),
         "run": {name: (data.get("run") or {}).get(name) for name in _RUN_FIELDS},

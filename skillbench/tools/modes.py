@@ -66,7 +66,7 @@ RESPONSE_MODES: Registry[ResponseMode] = Registry("mock response mode")
 @RESPONSE_MODES.register("stateful")
 async def stateful(ctx: MockContext, tool: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
     """Answers from, and writes to, the scenario's environment state by the tool's ``effect`` (or its code)."""
-    return ctx.state.apply_tool(tool, arguments)
+    return await ctx.state.apply_tool_async(tool, arguments, limit_s=ctx.mock.code_tool_limit_s)
 
 
 @RESPONSE_MODES.register("static")
@@ -84,7 +84,8 @@ async def llm(ctx: MockContext, tool: ToolSpec, arguments: dict[str, Any]) -> di
     so later calls and the final-state checks see them; a created id the model chose is kept.
     """
     if tool.effect.operation == "code":
-        return ctx.state.apply_tool(tool, arguments)  # the domain's code is the truth; no model writes it
+        # the domain's code is the truth; no model writes it
+        return await ctx.state.apply_tool_async(tool, arguments, limit_s=ctx.mock.code_tool_limit_s)
     prompts = tool_result
     block, collections = _prompt_parts(tool)
     messages = prompts.render_tool_result_messages(block, arguments, ctx.state.view(collections))

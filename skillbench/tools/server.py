@@ -21,7 +21,7 @@ from skillbench.benchmark.loader import Benchmark
 from skillbench.benchmark.schema import Scenario, ToolSpec
 from skillbench.benchmark.state import EnvironmentState
 from skillbench.config.schema import MockConfig
-from skillbench.core.errors import ToolError
+from skillbench.core.errors import BenchmarkCodeError, ToolError
 from skillbench.core.records import ToolErrorKind, Usage
 from skillbench.models.client import ClientPool
 from skillbench.tools.failures import FailureInjector
@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 
 ERROR_KIND_META = "skillbench/error_kind"
 """Key of the error kind in an error result's ``_meta`` (so it survives any MCP transport)."""
+TRACEBACK_META = "skillbench/traceback"
+"""Key of a failed code tool's traceback in a ``benchmark`` error result's ``_meta``."""
 
 
 def dump_result(result: Any) -> str:
@@ -49,11 +51,15 @@ class ToolOutcome:
     is_error: bool = False
     error_kind: ToolErrorKind | None = None
     data: dict[str, Any] | None = None
+    traceback: str = ""
 
     def to_mcp(self) -> types.CallToolResult:
         content = [types.TextContent(type="text", text=self.text)]
         if self.is_error:
-            return types.CallToolResult(content=content, is_error=True, meta={ERROR_KIND_META: self.error_kind})
+            meta: dict[str, Any] = {ERROR_KIND_META: self.error_kind}
+            if self.traceback:
+                meta[TRACEBACK_META] = self.traceback
+            return types.CallToolResult(content=content, is_error=True, meta=meta)
         return types.CallToolResult(content=content, structured_content=self.data)
 
 
@@ -102,6 +108,9 @@ class MockToolServer:
             result = await self._answer(name, arguments, index)
         except ToolError as error:
             return ToolOutcome(error.message, True, error.kind)
+        except BenchmarkCodeError as error:  # the domain's code tool failed: the benchmark's fault, named
+            log.warning("scenario %s: %s", self.scenario.id, error)
+            return ToolOutcome(str(error), True, "benchmark", traceback=error.traceback)
         except Exception as exc:  # a bug or a broken mock must not end the sweep; the kind flags it
             log.warning("mock tool %s failed in scenario %s", name, self.scenario.id, exc_info=True)
             return ToolOutcome(f"Internal error in {name}: {type(exc).__name__}.", True, "infra")

@@ -14,7 +14,7 @@ from skillbench.benchmark.schema import Scenario, State
 from skillbench.config.schema import MockConfig
 from skillbench.core.records import ToolCallRecord, ToolErrorKind, Usage
 from skillbench.models.client import ClientPool
-from skillbench.tools.server import ERROR_KIND_META, MockToolServer
+from skillbench.tools.server import ERROR_KIND_META, TRACEBACK_META, MockToolServer
 from skillbench.tools.toolkit import openai_tool, openai_tool_name
 
 _ERROR_KINDS: frozenset[str] = frozenset(get_args(ToolErrorKind))
@@ -37,6 +37,7 @@ class ToolSession:
         self.calls: list[ToolCallRecord] = []
         self._sequence: list[int] = []  # issue number of each entry of `calls`
         self._issued = 0
+        self.fault_traceback = ""  # the traceback of the last call whose code tool failed (error kind benchmark)
 
     def mcp_name(self, name: str) -> str:
         """The MCP name of an offered tool given by either name; other names are returned unchanged."""
@@ -62,6 +63,8 @@ class ToolSession:
             if result.is_error:
                 kind = (result.meta or {}).get(ERROR_KIND_META)
                 kind = kind if kind in _ERROR_KINDS else "infra"
+                if kind == "benchmark":
+                    self.fault_traceback = str((result.meta or {}).get(TRACEBACK_META) or "")
             record = self._record(turn, call_id, call_seq, name, arguments, result.is_error, kind, text)
         # Keep `calls` in the order the calls were made, also when some run concurrently.
         position = len(self.calls)

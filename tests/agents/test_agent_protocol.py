@@ -11,7 +11,7 @@ import pytest
 from skillbench.agents import AgentReply, AgentState, LLMAgent
 from skillbench.benchmark import load_benchmark
 from skillbench.config.schema import AgentConfig, ModelConfig, StatefulMock, UserSimConfig
-from skillbench.core.errors import InfrastructureError
+from skillbench.core.errors import ConfigError, InfrastructureError
 from skillbench.core.records import Rollout
 from skillbench.rollout.orchestrator import RolloutParams, run_rollout
 from skillbench.simulated.scripted import STOP_MARKER
@@ -89,12 +89,11 @@ def test_a_program_reporting_infrastructure_raises_it_unscored() -> None:
         _run(DependsOnADownService())
 
 
-def test_asking_for_an_unconfigured_model_names_the_configured_ones() -> None:
+def test_asking_for_an_unconfigured_model_is_a_configuration_error_not_the_agents_failure() -> None:
     class AsksForPlanner:
         async def reply(self, state: AgentState) -> AgentReply:
             await state.models.complete([], model="planner")
             raise AssertionError("unreachable")
 
-    rollout = _run(AsksForPlanner())
-    assert rollout.termination == "model_error"
-    assert "asked for model 'planner'; configured: agent" in rollout.termination_detail
+    with pytest.raises(ConfigError, match=r"asks for model 'planner', which agent.models does not name \(configured: agent\)"):
+        _run(AsksForPlanner())

@@ -31,7 +31,9 @@ JOB = ["experiment=cpu_server", "benchmark.scenarios=[hc-resched-happy-01]", "ru
 
 
 def _outcomes(row: ResultRow) -> list[str]:
-    return [name for name, on in (("infra", row.infra_error is not None), ("judge", row.judge_error is not None),
+    # A judge error on a row a hard check already failed (a model error) is scored as a fail: one class, "scored".
+    return [name for name, on in (("infra", row.infra_error is not None and row.passed is None),
+                                  ("judge", row.judge_error is not None and row.passed is None),
                                   ("scored", row.passed is not None)) if on]
 
 

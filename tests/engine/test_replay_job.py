@@ -147,7 +147,10 @@ def _judge_says(reply: Any) -> Script:
 def test_each_real_judge_failure_is_a_judge_error_with_its_reason_and_raw_replies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: Any, reason: str
 ) -> None:
-    summary, row, server = _job(tmp_path, monkeypatch, _judge_says(reply), "judge", "+judge.params.max_tokens=400")
+    # The stub agent never calls the required tools; a hard check deciding the row would make the judge's verdict
+    # unnecessary (a known failure stays a failure): these cases are about the judge, so its verdict is needed.
+    summary, row, server = _job(tmp_path, monkeypatch, _judge_says(reply), "judge", "+judge.params.max_tokens=400",
+                                "pass_rule.fail_on_hard_rule_failure=false")
     assert row.passed is None and row.infra_error is None and row.judge_error_reason == reason
     assert summary.judge_errors == 1 and summary.infra_errors == 0
     judge_requests = sum(1 for body in server.requests if request_role(body) == "judge")
@@ -182,3 +185,25 @@ def test_a_verdict_in_fences_with_trailing_braces_or_extra_keys_is_scored(
     summary, row, _ = _job(tmp_path, monkeypatch, _judge_says(judge_text(content)), "judge")
     assert row.passed is not None and row.scores is not None and summary.judge_errors == 0
     assert row.judge_ignored_keys == (["confidence", "notes"] if content == JUDGE_EXTRA_KEY else [])
+
+
+def test_a_model_error_whose_judge_gives_no_verdict_stays_a_fail_in_the_denominator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A known failure never leaves the pass rate: the agent's reply is cut (a model error, failing the hard
+    termination_reached check) and the judge only echoes the transcript (a judge error). The row is a fail, scored;
+    the judge's failure is still counted and named."""
+    def script(body: dict[str, Any]) -> Any:
+        role = request_role(body)
+        if role == "agent":
+            return AGENT_TEXT_CUT
+        return judge_text(JUDGE_TRANSCRIPT_ECHO) if role == "judge" else conversation_script(body)
+
+    summary, row, _ = _job(tmp_path, monkeypatch, script, "decided", "+agent.params.max_tokens=64")
+    assert row.termination == "model_error" and row.judge_error_reason == "transcript_echoed"
+    assert row.passed is False and "hard rule failure: termination_reached" in row.fail_reasons
+    assert (summary.scored, summary.passed, summary.pass_rate) == (1, 0, 0.0)
+    assert summary.judge_errors == 1 and summary.judge_errors_decided == 1 and summary.model_errors == 1
+    # The judge gave nothing usable on any row: the job still says so, naming the judge and the fix.
+    failure = job_failure(summary.model_dump(mode="json"), 0.5) or ""
+    assert failure.startswith("judge gemma4") and "transcript echoed" in failure

@@ -22,6 +22,10 @@ class PlanThenActAgent:
             state.memory["checklist"] = parse_plan(reply.content, self.max_items)
         return state.memory["checklist"]
 
+    def model_names(self) -> list[str]:
+        """The models it asks for besides its own: checked against agent.models before the run."""
+        return [self.planner]
+
     async def reply(self, state: AgentState) -> AgentReply:
         checklist = await self._checklist(state)
         messages = state.openai_messages()

@@ -23,6 +23,10 @@ class SelfCheckAgent:
         self.checker = checker
         self.act = LLMAgent()
 
+    def model_names(self) -> list[str]:
+        """The models it asks for besides its own: checked against agent.models before the run."""
+        return [self.checker]
+
     async def reply(self, state: AgentState) -> AgentReply:
         draft = await self.act.reply(state)
         acting = [call for call in draft.tool_calls if call.name not in CONTROL_TOOLS]

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillbench.benchmark.schema import Scenario, Skill
+from skillbench.core.errors import BenchmarkCodeError
+from skillbench.core.guest import fault_of
 from skillbench.core.plugins import current_owner
 from skillbench.core.records import Rollout, RuleCheck
 from skillbench.core.registry import Registry
@@ -127,10 +129,26 @@ def run_rule_checks(rollout: Rollout, scenario: Scenario, skill: Skill, params: 
     params = params or {}
     checks: list[RuleCheck] = []
     for check in (check for check in RULE_CHECKS.values() if check.runs_with(params)):
-        result = check.fn(ctx, **check.settings(params.get(check.name))) if check.params else check.fn(ctx)
+        result = _run(check, ctx, params.get(check.name))
         if result is not None:
             checks.append(RuleCheck(name=check.name, passed=result.passed, hard=check.hard, detail=result.detail))
     return checks
+
+
+def _run(check: RegisteredCheck, ctx: CheckContext, given: Mapping[str, Any] | None) -> CheckResult | None:
+    """One check. A plug-in's check (``namespace/name``) is guest code: whatever it raises (``BaseException``
+    included) is the benchmark's own fault, :class:`BenchmarkCodeError`, never the agent's; a built-in check's
+    failure is skillbench's (an internal error: infrastructure)."""
+    if "/" not in check.name:
+        return check.fn(ctx, **check.settings(given)) if check.params else check.fn(ctx)
+    try:
+        result = check.fn(ctx, **check.settings(given)) if check.params else check.fn(ctx)
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt raised by it: still the check's own failure
+        fault = fault_of(exc)
+        raise BenchmarkCodeError(f"rule check {check.name} raised {fault.line()}", traceback=fault.traceback) from None
+    if result is not None and not isinstance(result, CheckResult):
+        raise BenchmarkCodeError(f"rule check {check.name} returned {type(result).__name__}, not a CheckResult or None")
+    return result
 
 
 def rule_checks_version(checks: Iterable[RuleCheck] = (), params: CheckParams | None = None) -> str:
