@@ -245,13 +245,13 @@ def _report_outcome(summary: JobSummary, cfg: RunConfig, job_dir: Path, multirun
     failure = job_failure(summary.model_dump(mode="json"), cfg.run.max_infra_error_share)
     cost = f", ${summary.cost_usd:.4f}" if summary.cost_usd else ""
     log.info("%s (%d model calls%s). Report: skillbench report %s", job_dir, summary.llm_calls, cost, job_dir)
+    broken = job_benchmark_errors(summary.model_dump(mode="json"), job_dir)
+    if broken and not multirun:  # the benchmark's own fault first: named apart from the agent's and the endpoints'
+        print(f"skillbench: finished with {broken}", file=sys.stderr)
+        sys.exit(BENCHMARK_ERROR_EXIT)
     if failure and not multirun:  # a sweep goes on; its end says which jobs failed and exits non-zero
         print(f"skillbench: job failed: {failure}", file=sys.stderr)
         sys.exit(1)
-    broken = job_benchmark_errors(summary.model_dump(mode="json"), job_dir)
-    if broken and not multirun:  # the benchmark's own fault: named apart from the agent's and the endpoints'
-        print(f"skillbench: finished with {broken}", file=sys.stderr)
-        sys.exit(BENCHMARK_ERROR_EXIT)
     unscored = job_unscored(summary.model_dump(mode="json"))
     if unscored and not multirun:  # a result, but not a whole one: say so, and how to complete it
         print(f"skillbench: finished with {unscored}. {continue_hint(budget=False)}", file=sys.stderr)

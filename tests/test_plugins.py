@@ -130,3 +130,16 @@ def test_a_hard_check_the_job_does_not_run_is_refused(tmp_path: Path, site: Path
     [line] = done.stderr.strip().splitlines()
     assert "'acme/max_tool_calls' runs only in jobs whose config names it" in line
     assert "Fix: add '+checks={acme/max_tool_calls:{}}'" in line
+
+
+def test_a_plugin_check_that_raises_is_a_benchmark_error_never_the_agents(tmp_path: Path, site: Path) -> None:
+    """A plug-in's rule check is guest code: given a parameter of the wrong type it raises, and the rows are
+    benchmark errors naming the check (never a failed or passed check of the agent), exit 6."""
+    job = tmp_path / "job"
+    done = _skillbench(tmp_path, site, "run", "+checks={acme/max_tool_calls:{limit:'eight'}}", "benchmark.limit=2",
+                       f"store.root={tmp_path / 'store'}", f"hydra.run.dir={job}")
+    assert done.returncode == 6, done.stderr[-2000:]
+    rows = [json.loads(line) for line in (job / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 and all(row["termination"] == "benchmark_error" and row["passed"] is None for row in rows)
+    assert all(row["benchmark_error"].startswith("rule check acme/max_tool_calls raised TypeError") for row in rows)
+    assert "acme_skillbench" in (job / rows[0]["traceback_file"]).read_text()

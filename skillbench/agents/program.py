@@ -163,7 +163,7 @@ def _check_model_names(program: Any, agent: AgentConfig) -> None:
     if not callable(declared):
         return
     try:
-        names = list(declared())
+        names = [name for name in declared() if isinstance(name, str)]
     except BaseException as exc:
         raise ConfigError(f"config error at 'agent.program': {agent.program[PROGRAM_TARGET]}.model_names() raised "  # type: ignore[index]
                           f"{fault_of(exc).line()}. Fix: correct the program.") from None

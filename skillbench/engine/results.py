@@ -12,7 +12,7 @@ from skillbench.config.schema import RunConfig
 from skillbench.core.records import Rollout, RuleCheck, ServedBy, Termination, Usage
 from skillbench.core.rubric import JudgeScores
 from skillbench.evaluation.checks import rule_checks_version
-from skillbench.evaluation.pass_rule import decide, rule_based_pass
+from skillbench.evaluation.pass_rule import row_verdict, rule_based_pass
 from skillbench.evaluation.records import JudgeAttempt, Verdict
 from skillbench.prompts.verdict import JudgeErrorReason
 
@@ -248,7 +248,7 @@ def assemble_row(
     infra = rollout.infra_error or judge_infra
     unscorable = rollout.infra_error is not None or rollout.benchmark_error is not None
     scores = verdict.scores if verdict is not None else None
-    decision = decide(checks, scores, verdict.samples if verdict is not None else [], cfg.pass_rule)
+    decision = row_verdict(checks, scores, verdict.samples if verdict is not None else [], cfg.pass_rule)
     rollout_s, judge_s = timings
     return ResultRow(
         scenario_id=scenario.id,

@@ -16,13 +16,9 @@ def hard_failures(checks: list[RuleCheck], rule: PassRuleConfig) -> list[str]:
 
 
 def apply_pass_rule(checks: list[RuleCheck], scores: JudgeScores | None, rule: PassRuleConfig) -> PassDecision:
-    """Verdict for one scenario. Without the judge's scores (a judge error) a row a hard check has already failed
-    (a model error fails ``termination_reached``) is a fail — a known failure never leaves the denominator —
-    and any other row gets ``passed=None``: never a pass or a fail."""
+    """The rule on one judge verdict. ``scores=None`` (judge error) gives ``passed=None``: never a pass or a fail
+    (a row's verdict, :func:`row_verdict`, still fails a row a hard check has already failed)."""
     if scores is None:
-        decided = hard_failures(checks, rule)
-        if decided:
-            return PassDecision(passed=False, reasons=[*decided, "no judge verdict needed (judge error)"])
         return PassDecision(passed=None, reasons=["no verdict (judge error)"])
     reasons: list[str] = []
     if scores.task_completion not in rule.allowed_outcomes:
@@ -63,3 +59,17 @@ def decide(
     reasons = [f"{len(failing)} of {len(decisions)} judge samples fail ({rule.sample_vote} vote)"]
     reasons += [reason for reason in failing[0].reasons if reason not in reasons]
     return PassDecision(passed=False, reasons=reasons)
+
+
+def row_verdict(
+    checks: list[RuleCheck], scores: JudgeScores | None, samples: list[JudgeScores], rule: PassRuleConfig
+) -> PassDecision:
+    """A result row's verdict: :func:`decide`, except that a row a hard rule check has already failed (a model error
+    fails ``termination_reached``) is a fail when the judge gave no verdict — a known failure never leaves the
+    denominator. The judge lab scores the judge itself, so it uses :func:`decide`."""
+    decision = decide(checks, scores, samples, rule)
+    if decision.passed is None:
+        decided = hard_failures(checks, rule)
+        if decided:
+            return PassDecision(passed=False, reasons=[*decided, "no judge verdict needed (judge error)"])
+    return decision

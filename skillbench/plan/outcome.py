@@ -157,10 +157,10 @@ def sweep_outcome(sweep_dir: Path, max_infra_error_share: float, *, planned: int
         any_stop |= stop is not None
         if summary is not None:
             spent += float(summary.get("cost_usd") or 0.0)
-            why = job_failure(summary, max_infra_error_share)
+            benchmark = job_benchmark_errors(summary, job)  # the benchmark's own fault is named first
+            why = job_failure(summary, max_infra_error_share) if benchmark is None else None
             failed += why is not None
             finished += why is None
-            benchmark = job_benchmark_errors(summary, job) if why is None else None
             broken += benchmark is not None
             first = first or (f"{job.name}: {benchmark}" if benchmark else None)
             unscored = job_unscored(summary) if why is None and benchmark is None else None

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.config.schema import PassRuleConfig
-from skillbench.core.errors import first_error
+from skillbench.core.errors import BenchmarkCodeError, first_error
 from skillbench.core.plugins import load_plugins
 from skillbench.core.records import Rollout
 from skillbench.core.rubric import JudgeScores
@@ -34,7 +34,7 @@ from skillbench.engine.results import (
 )
 from skillbench.engine.summary import path_breakdown, rows_checks_version, rule_pass_rate, trial_estimates
 from skillbench.evaluation.checks import RULE_CHECKS, rule_checks_version, run_rule_checks
-from skillbench.evaluation.pass_rule import decide, rule_based_pass
+from skillbench.evaluation.pass_rule import row_verdict, rule_based_pass
 from skillbench.report.jobs import Job, ReportError, write_job
 from skillbench.report.transcripts import ROLLOUTS_DIR, TranscriptFinder, store_candidates
 
@@ -154,12 +154,13 @@ def own_rules(jobs: list[Job]) -> dict[Path, PassRuleConfig]:
 
 
 def rescore_row(row: ResultRow, rule: PassRuleConfig, samples: list[JudgeScores] | None = None) -> ResultRow:
-    """The row under ``rule`` (``samples``: the judge's stored samples, for ``rule.sample_vote``). Rows without
-    scores (judge or infra error) keep their None verdict."""
+    """The row under ``rule`` (``samples``: the judge's stored samples, for ``rule.sample_vote``). Rows with no
+    conversation to judge (infrastructure or benchmark error) keep their None verdict; a judge error stays unscored
+    unless the rule's hard checks already fail the row (evaluation/pass_rule.py ``row_verdict``)."""
     rule_passed = rule_based_pass(row.rule_checks, rule) if row.rule_checks else row.rule_passed
-    if row.scores is None:
+    if row.termination in ("infra_error", "benchmark_error"):
         return row.model_copy(update={"pass_rule": rule.name, "rule_passed": rule_passed})
-    decision = decide(row.rule_checks, row.scores, samples or [], rule)
+    decision = row_verdict(row.rule_checks, row.scores, samples or [], rule)
     return row.model_copy(
         update={
             "passed": decision.passed,
@@ -195,10 +196,18 @@ def recheck_rows(job: Job) -> list[ResultRow]:
             continue
         scenario = scenarios.get(row.scenario_id)
         rollout, problem = finder.load(job.path, row.rollout_key)
+        if row.termination == "benchmark_error" and not isinstance(rollout, Rollout):
+            rows.append(row.model_copy(update={"rule_checks_version": version}))  # a code tool failed: none stored
+            continue
         if scenario is None or not isinstance(rollout, Rollout):
             why = problem or f"scenario {row.scenario_id} is not in benchmark {benchmark.manifest.name!r}"
             raise ReportError(f"cannot recheck {job.path} row {row.scenario_id}: {why}. Fix: rescore without --recheck.")
-        checks = run_rule_checks(rollout, scenario, benchmark.skill_of(scenario), params)
+        try:
+            checks = run_rule_checks(rollout, scenario, benchmark.skill_of(scenario), params)
+        except BenchmarkCodeError as exc:  # a plug-in check still fails: the row stays the benchmark's error
+            rows.append(row.model_copy(update={"termination": "benchmark_error", "benchmark_error": str(exc),
+                                               "rule_checks": [], "passed": None, "rule_passed": None}))
+            continue
         rows.append(row.model_copy(update={"rule_checks": checks, "rule_checks_version": rule_checks_version(checks, params)}))
     return rows
 

@@ -369,7 +369,7 @@ class _Conversation:
                 if record.error_kind == "infra":  # the mock itself failed (e.g. llm mode): not the agent's doing
                     raise InfrastructureError(f"mock tool {call.name}: {record.result}")
                 if record.error_kind == "benchmark":  # the domain's code tool failed: the benchmark's own fault
-                    raise BenchmarkCodeError(f"benchmark {self.params.benchmark.name}, scenario {self.scenario.id}: "
+                    raise BenchmarkCodeError(f"benchmark {self.params.benchmark.manifest.name}, scenario {self.scenario.id}: "
                                              f"{record.result}", traceback=tools.fault_traceback)
             self.records.append(record)
             if self.termination is not None:

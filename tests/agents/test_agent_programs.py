@@ -143,7 +143,8 @@ def test_a_programs_parameters_may_hold_nested_targets_built_as_hydra_builds_the
     from skillbench.core.errors import ConfigError
 
     cfg = compose_config("agent=sim_careful",
-                         "agent.program={_target_:skillbench.agents.examples.PlanThenActAgent,max_items:4}")
+                         "agent.program={_target_:skillbench.agents.examples.PlanThenActAgent,max_items:4}",
+                         "+agent.models={planner:{name:planner,model:skillbench_sim/planner,simulated:true}}")
     assert build_program(cfg.agent).max_items == 4
     nested = cfg.agent.model_copy(update={"program": {
         "_target_": "skillbench.agents.examples.PlanThenActAgent",
