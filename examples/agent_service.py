@@ -8,6 +8,7 @@ messages, the agent's earlier replies and tool results) and the tools (the scena
 
     python examples/agent_service.py --port 8100          # then: python -m skillbench agent=service
     python examples/agent_service.py --port 0 --mode malformed   # replies with neither text nor tool calls
+    python examples/agent_service.py --port 0 --crash-on billing__change_plan  # HTTP 500 whenever that tool is offered
 
 This agent is deliberately simple (a wire-format example, not a good agent): it asks the caller for their
 customer or account number, then hands the caller to a human with a reason.
@@ -58,7 +59,7 @@ def completion(body: dict[str, Any], mode: str) -> dict[str, Any]:
     }
 
 
-def serve(port: int, mode: str) -> ThreadingHTTPServer:
+def serve(port: int, mode: str, crash_on: str | None = None) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -84,6 +85,10 @@ def serve(port: int, mode: str) -> ThreadingHTTPServer:
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._send(404, {"error": {"message": "not found"}})
                 return
+            offered = {tool["function"]["name"] for tool in body.get("tools") or []}
+            if crash_on is not None and crash_on in offered:  # a bug on one skill's conversations: the agent's own crash
+                self._send(500, {"error": {"message": "internal error: the agent crashed (KeyError 'plan')"}})
+                return
             self._send(200, completion(body, mode))
 
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
@@ -95,7 +100,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="An OpenAI-compatible agent service for skillbench.")
     parser.add_argument("--port", type=int, default=8100, help="0: any free port (printed on the first line)")
     parser.add_argument("--mode", choices=["agent", "malformed"], default="agent")
+    parser.add_argument("--crash-on", default=None, help="answer HTTP 500 to every request that offers this tool")
     options = parser.parse_args()
-    server = serve(options.port, options.mode)
+    server = serve(options.port, options.mode, options.crash_on)
     print(server.server_address[1], flush=True)
     server.serve_forever()

@@ -13,13 +13,17 @@ Ctrl-C still reaches the main thread, and a worker stuck past its limit never ke
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import queue
+import signal
 import threading
+import time
 import traceback
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -145,3 +149,67 @@ async def call_async(function: Callable[..., T], *args: Any, limit_s: float,
         return await asyncio.wait_for(asyncio.wrap_future(future), limit_s)
     except TimeoutError:
         raise GuestTimeout(limit_s) from None
+
+
+class GuestBlocked(BaseException):
+    """Raised inside guest code that has kept the event loop from running for longer than its limit (a synchronous
+    sleep, a busy loop): a ``BaseException``, so an ``except Exception`` in the guest does not swallow it."""
+
+
+_ENTRY_CODES: set[Any] = set()  # code objects of the engine's wrappers around a guest's coroutine
+
+
+def guest_entry(function: Callable[..., T]) -> Callable[..., T]:
+    """Mark the engine's wrapper around a guest's coroutine (the turn loop's): code running below it on the main
+    thread is that guest's, and :func:`watch_the_loop` may interrupt it there."""
+    _ENTRY_CODES.add(function.__code__)
+    return function
+
+
+@contextlib.asynccontextmanager
+async def watch_the_loop(limit_s: float) -> AsyncIterator[None]:
+    """While inside, a guest that blocks the event loop longer than ``limit_s`` gets :class:`GuestBlocked` raised
+    where it is: a watchdog thread sees the loop's heartbeat stop and signals the main thread (SIGUSR2), whose
+    handler raises only when the interrupted code runs under a :func:`guest_entry` wrapper (skillbench's own slow
+    code is never interrupted). At most three tries per stall: a guest that swallows them is left to SIGTERM."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_kill"):
+        yield
+        return
+    beat = [time.monotonic()]
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        while frame is not None:
+            if frame.f_code in _ENTRY_CODES:
+                raise GuestBlocked(f"blocked the event loop for more than {limit_s:g}s")
+            frame = frame.f_back
+
+    def watchdog(main: int) -> None:
+        tries = 0
+        while not stop.wait(min(0.25, limit_s / 4)):
+            stalled = time.monotonic() - beat[0]
+            if stalled <= limit_s:
+                tries = 0
+            elif tries < 3 and stalled > limit_s * (tries + 1):
+                tries += 1
+                with contextlib.suppress(OSError):
+                    signal.pthread_kill(main, signal.SIGUSR2)
+
+    async def heartbeat() -> None:
+        while True:
+            beat[0] = time.monotonic()
+            await asyncio.sleep(min(0.25, limit_s / 4))
+
+    previous = signal.signal(signal.SIGUSR2, on_signal)
+    beating = asyncio.ensure_future(heartbeat())
+    thread = threading.Thread(target=watchdog, args=(threading.main_thread().ident,), name="skillbench-loop-watch",
+                              daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        beating.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await beating
+        signal.signal(signal.SIGUSR2, previous)

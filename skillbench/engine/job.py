@@ -21,6 +21,7 @@ from skillbench.config.schema import RunConfig
 from skillbench.core.collector import rare_collections
 from skillbench.core.errors import BenchmarkCodeError, ConfigError, InfrastructureError
 from skillbench.core.faults import storage_problem
+from skillbench.core.guest import watch_the_loop
 from skillbench.core.records import Rollout, RuleCheck, Usage
 from skillbench.engine.budget import BudgetGuard
 from skillbench.engine.progress import BudgetReached, Progress, SweepPosition
@@ -395,17 +396,12 @@ class _JobRun:
         slots = asyncio.Semaphore(self.cfg.run.scenario_concurrency)
         results_path = self.job_dir / RESULTS_FILE
         reporter = asyncio.create_task(ctx.progress.report_every(self.cfg.run.progress_interval_s))
+        # An agent program is guest code: one that blocks the event loop past its reply limit is interrupted.
+        watch = (watch_the_loop(self.cfg.agent.reply_limit_s) if self.cfg.agent.program is not None
+                 else contextlib.nullcontext())
         try:
-            with results_path.open("w", encoding="utf-8") as sink, rare_collections():
-                conversations = [asyncio.ensure_future(self._one(slots, scenario, trial, sink))
-                                 for scenario, trial in self.units]
-                stopper = asyncio.ensure_future(_stop_at_cap(guard, conversations)) if guard is not None else None
-                try:
-                    await _all_or_first_failure(conversations, budgeted=guard is not None)
-                finally:
-                    if stopper is not None:
-                        stopper.cancel()
-                await flush_background_logging()  # this job's own share of litellm's work, not the next job's
+            async with watch:
+                await self._run_all(slots, results_path)
         finally:
             if guard is not None:
                 guard.close()
@@ -416,6 +412,20 @@ class _JobRun:
         # Rewrite once in benchmark order (atomic, no temporary file left if it fails), so equal runs give equal files.
         write_text_atomic(results_path, "".join(row.model_dump_json() + "\n" for row in ordered))
         return ordered
+
+    async def _run_all(self, slots: asyncio.Semaphore, results_path: Path) -> None:
+        """Every conversation at once, within the slots; each row appended to results.jsonl as it finishes."""
+        guard = self.guard
+        with results_path.open("w", encoding="utf-8") as sink, rare_collections():
+            conversations = [asyncio.ensure_future(self._one(slots, scenario, trial, sink))
+                             for scenario, trial in self.units]
+            stopper = asyncio.ensure_future(_stop_at_cap(guard, conversations)) if guard is not None else None
+            try:
+                await _all_or_first_failure(conversations, budgeted=guard is not None)
+            finally:
+                if stopper is not None:
+                    stopper.cancel()
+            await flush_background_logging()  # this job's own share of litellm's work, not the next job's
 
     async def _one(self, slots: asyncio.Semaphore, scenario: Scenario, trial: int, sink: TextIO) -> None:
         row = await self._take_turn(slots, scenario, trial, defer_if_busy=True)

@@ -15,7 +15,7 @@ from skillbench.benchmark.schema import Scenario
 from skillbench.benchmark.state import clone
 from skillbench.config.schema import MockConfig
 from skillbench.core.errors import BenchmarkCodeError, ConfigError, InfrastructureError, ModelOutputError
-from skillbench.core.guest import GuestFault, fault_of
+from skillbench.core.guest import GuestBlocked, GuestFault, fault_of, guest_entry
 from skillbench.core.records import (
     Message,
     Rollout,
@@ -310,6 +310,11 @@ class _Conversation:
             log.warning("agent program failed on %s: %s", self.scenario.id, failed.fault.line())
             self.end("model_error", f"agent: the agent program raised {failed.fault.kind}: {failed.fault.message[:300]}")
             return None
+        except _Blocked as blocked:
+            self.time_limit = TimeLimitHit(limit="reply", seconds=self.params.agent_limits.reply_s)
+            self.end("model_error", f"agent: the agent program {blocked} (agent.reply_limit_s): no other conversation "
+                                    "can run while it does")
+            return None
         except _OverLimit as over:
             self.time_limit = over.hit
             which = "agent.reply_limit_s" if over.hit.limit == "reply" else "agent.conversation_limit_s"
@@ -388,6 +393,10 @@ class _GuestFailed(Exception):
         self.fault = fault
 
 
+class _Blocked(Exception):
+    """The agent program kept the event loop from running (a synchronous sleep or loop) past its reply limit."""
+
+
 class _OverLimit(Exception):
     """The agent program ran past one of its time limits."""
 
@@ -396,6 +405,7 @@ class _OverLimit(Exception):
         self.hit = hit
 
 
+@guest_entry
 async def _guarded(reply: Any) -> Any:
     """Await the agent program's reply; whatever it raises becomes :class:`_GuestFailed`, except the errors the turn
     loop handles itself and a cancellation skillbench asked for. ``BaseException`` is caught here, inside the task:
@@ -404,6 +414,8 @@ async def _guarded(reply: Any) -> Any:
         return await reply
     except (InfrastructureError, ModelOutputError, ConfigError):
         raise
+    except GuestBlocked as exc:  # it kept the event loop from running past its reply limit (core/guest.py)
+        raise _Blocked(str(exc)) from None
     except asyncio.CancelledError as exc:
         task = asyncio.current_task()
         if task is not None and task.cancelling():  # we cancelled it (a time limit, or the engine stopping)

@@ -21,8 +21,8 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO), "LITELLM_LOCAL_MODEL_COST_MAP": "T
 
 
 @contextmanager
-def agent_service(port: int = 0, mode: str = "agent") -> Iterator[int]:
-    process = subprocess.Popen([sys.executable, str(SERVICE), "--port", str(port), "--mode", mode],
+def agent_service(port: int = 0, mode: str = "agent", *extra: str) -> Iterator[int]:
+    process = subprocess.Popen([sys.executable, str(SERVICE), "--port", str(port), "--mode", mode, *extra],
                                stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
@@ -79,3 +79,18 @@ def test_a_malformed_reply_from_the_service_is_the_agents_failure_scored_as_a_fa
     for row in rows:
         assert row["termination"] == "model_error" and row["passed"] is False and row["infra_error"] is None
         assert "neither text nor tool calls" in row["termination_detail"]
+
+
+def test_a_service_that_crashes_on_one_scenario_every_time_has_failed_that_scenario(tmp_path: Path) -> None:
+    """The service answers the banking conversation and crashes (HTTP 500) on every try of the telecom one: that is
+    the agent's own failure on that scenario's content (agent.service: true), scored as a fail, not an outage that
+    no rerun could ever fill in (docs/outcomes.md)."""
+    with agent_service(0, "agent", "--crash-on", "billing__change_plan") as port:
+        code, rows, stderr = _run(tmp_path, port, "crash", "benchmark.scenarios=[bk-fee-happy-01,tc-plan-missing-01]",
+                                  "run.scenario_concurrency=1")
+    assert code == 0, stderr[-2000:]
+    answered, crashed = rows
+    assert answered["passed"] is not None and answered["termination"] != "model_error"
+    assert crashed["termination"] == "model_error" and crashed["passed"] is False and crashed["infra_error"] is None
+    assert crashed["termination_detail"].startswith("agent: the agent service failed on every one of the 2 tries")
+    assert "InternalServerError" in crashed["termination_detail"]

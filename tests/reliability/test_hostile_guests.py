@@ -156,6 +156,20 @@ def test_a_program_failing_one_scenario_on_every_try_while_having_the_others_has
     assert second["termination_detail"].startswith("agent: the agent program failed on every one of the 3 tries")  # run.infra_retries=2
 
 
+def test_a_program_blocking_the_event_loop_is_interrupted_at_its_reply_limit_and_the_job_finishes(
+    tmp_path: Path, programs: dict[str, str]
+) -> None:
+    run = tmp_path / "run"
+    started = time.monotonic()
+    done = skillbench(tmp_path, *TWO_SKILLS, "agent.program={_target_:hostile.BusyOnOneSkill,skill:telecom_change_plan}",
+                      "agent.reply_limit_s=2", f"hydra.run.dir={run}", f"store.root={tmp_path / 'store'}", env=programs)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert time.monotonic() - started < 120
+    first, spun = _rows(run)
+    assert first["passed"] is not None and spun["termination"] == "model_error" and spun["passed"] is False
+    assert spun["termination_detail"].startswith("agent: the agent program blocked the event loop for more than 2s")
+
+
 def test_sigterm_ends_a_run_within_seconds_while_a_program_blocks_the_event_loop(
     tmp_path: Path, programs: dict[str, str]
 ) -> None:
