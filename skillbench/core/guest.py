@@ -171,45 +171,69 @@ async def watch_the_loop(limit_s: float) -> AsyncIterator[None]:
     """While inside, a guest that blocks the event loop longer than ``limit_s`` gets :class:`GuestBlocked` raised
     where it is: a watchdog thread sees the loop's heartbeat stop and signals the main thread (SIGUSR2), whose
     handler raises only when the interrupted code runs under a :func:`guest_entry` wrapper (skillbench's own slow
-    code is never interrupted). At most three tries per stall: a guest that swallows them is left to SIGTERM."""
+    code is never interrupted). At most three tries per stall: a guest that swallows them is left to SIGTERM.
+    Jobs sharing one loop (``hydra/launcher=inflight``) share one watch, at the smallest of their limits."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_kill"):
         yield
         return
-    beat = [time.monotonic()]
-    stop = threading.Event()
+    watch = _LoopWatch.current or _LoopWatch.start()
+    watch.limits.append(limit_s)
+    try:
+        yield
+    finally:
+        watch.limits.remove(limit_s)
+        if not watch.limits:
+            await watch.stop()
 
-    def on_signal(signum: int, frame: FrameType | None) -> None:
+
+class _LoopWatch:
+    """The one watch of the running loop: its heartbeat task, its watchdog thread and the SIGUSR2 handler."""
+
+    current: _LoopWatch | None = None
+
+    def __init__(self) -> None:
+        self.limits: list[float] = []
+        self.beat = time.monotonic()
+        self.stopped = threading.Event()
+        self.previous = signal.signal(signal.SIGUSR2, self._on_signal)
+        self.heartbeat = asyncio.ensure_future(self._beat())
+        threading.Thread(target=self._watch, args=(threading.main_thread().ident,), name="skillbench-loop-watch",
+                         daemon=True).start()
+
+    @classmethod
+    def start(cls) -> _LoopWatch:
+        cls.current = cls()
+        return cls.current
+
+    def limit_s(self) -> float:
+        return min(self.limits) if self.limits else float("inf")
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         while frame is not None:
             if frame.f_code in _ENTRY_CODES:
-                raise GuestBlocked(f"blocked the event loop for more than {limit_s:g}s")
+                raise GuestBlocked(f"blocked the event loop for more than {self.limit_s():g}s")
             frame = frame.f_back
 
-    def watchdog(main: int) -> None:
+    async def _beat(self) -> None:
+        while True:
+            self.beat = time.monotonic()
+            await asyncio.sleep(0.25)
+
+    def _watch(self, main: int) -> None:
         tries = 0
-        while not stop.wait(min(0.25, limit_s / 4)):
-            stalled = time.monotonic() - beat[0]
-            if stalled <= limit_s:
+        while not self.stopped.wait(0.25):
+            limit, stalled = self.limit_s(), time.monotonic() - self.beat
+            if stalled <= limit:
                 tries = 0
-            elif tries < 3 and stalled > limit_s * (tries + 1):
+            elif tries < 3 and stalled > limit * (tries + 1):
                 tries += 1
                 with contextlib.suppress(OSError):
                     signal.pthread_kill(main, signal.SIGUSR2)
 
-    async def heartbeat() -> None:
-        while True:
-            beat[0] = time.monotonic()
-            await asyncio.sleep(min(0.25, limit_s / 4))
-
-    previous = signal.signal(signal.SIGUSR2, on_signal)
-    beating = asyncio.ensure_future(heartbeat())
-    thread = threading.Thread(target=watchdog, args=(threading.main_thread().ident,), name="skillbench-loop-watch",
-                              daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        beating.cancel()
+    async def stop(self) -> None:
+        self.stopped.set()
+        self.heartbeat.cancel()
         with contextlib.suppress(asyncio.CancelledError):
-            await beating
-        signal.signal(signal.SIGUSR2, previous)
+            await self.heartbeat
+        signal.signal(signal.SIGUSR2, self.previous)
+        _LoopWatch.current = None
