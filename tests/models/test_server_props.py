@@ -12,6 +12,7 @@ from skillbench.core.records import ServedBy
 from skillbench.models import ModelClient
 from skillbench.models.server_props import ServerProps, parse_props, props_url, read_props, template_digest
 from skillbench.plan.preflight import model_problems
+from tests.conftest import compose_config
 from tests.support.openai_stub import stub_server, text_reply
 from tests.support.replay import LLAMACPP_PROPS
 
@@ -75,3 +76,15 @@ def test_the_preflight_refuses_an_agent_endpoint_whose_template_renders_no_tools
     assert problem.startswith(f"endpoint {stub.base_url} (model file SmolLM2-135M-Instruct.Q4_1.gguf) renders no tools")
     assert "agent cpu_agent could never call one" in problem
     assert "Fix: serve a chat template that presents tools" in problem and "chatml_tools.jinja" in problem
+
+
+async def test_request_parameters_take_any_json_value_and_reach_the_server_as_given() -> None:
+    # llama.cpp's stop list and logit bias by string (the real-server test's settings), set on the command line.
+    cfg = compose_config("agent=custom", "agent.model=hosted_vllm/smollm2-135m", "agent.api_base=http://127.0.0.1:1/v1",
+                         "+agent.params.logit_bias=[['<',6]]", "+agent.params.stop=['</tool_call>']",
+                         "+agent.params.dry_multiplier=0.8")
+    assert cfg.agent.params == {"logit_bias": [["<", 6]], "stop": ["</tool_call>"], "dry_multiplier": 0.8}
+    with stub_server(_hello) as stub:
+        await ModelClient(cfg.agent.model_copy(update={"api_base": stub.base_url})).complete(HELLO)
+    [sent] = stub.requests
+    assert (sent["logit_bias"], sent["stop"], sent["dry_multiplier"]) == ([["<", 6]], ["</tool_call>"], 0.8)
