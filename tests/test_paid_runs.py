@@ -19,6 +19,7 @@ from typing import NamedTuple
 import pytest
 
 from tests.support.openai_stub import conversation_script, stub_server
+from tests.support.replay import LLAMACPP_PROPS
 from tests.support.signals import interruptible
 
 REPO = Path(__file__).resolve().parents[1]
@@ -152,6 +153,17 @@ def test_preflight_checks_the_served_model_name_and_passes_a_live_server(tmp_pat
     assert "preflight passed" in result.stderr, result.stderr[-2000:]
     assert result.returncode == 0, result.stderr[-2000:]
     assert list(tmp_path.glob("outputs/runs/*/summary.json"))
+
+
+def test_preflight_refuses_an_agent_server_whose_chat_template_drops_the_tools(tmp_path: Path, run: Run) -> None:
+    # llama.cpp serving a model whose own template renders no tools (GET /props says so): every conversation
+    # would fail as the agent's although the server's setup is at fault. One line, exit 2, nothing written.
+    with stub_server(conversation_script, models=("Qwen/Qwen3.5-9B",), props=LLAMACPP_PROPS) as server:
+        result = run(tmp_path, "agent=qwen3_5_9b", f"agent.api_base={server.base_url}", "benchmark.limit=1")
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert (f"endpoint {server.base_url} (model file SmolLM2-135M-Instruct.Q4_1.gguf) renders no tools"
+            in result.stderr), result.stderr[-2000:]
+    assert not server.requests and not files(tmp_path)
 
 
 def test_preflight_opt_out_goes_straight_to_the_job(tmp_path: Path, run: Run) -> None:

@@ -26,6 +26,7 @@ from skillbench.benchmark.schema import Skill
 from skillbench.core.errors import ConfigError, InfrastructureError, ModelOutputError
 from skillbench.core.records import Message, ToolCall, ToolCallRecord, Usage
 from skillbench.models.client import Completion, ModelClient
+from skillbench.models.text_tool_calls import tool_call_as_text
 
 RecordT = TypeVar("RecordT", bound=BaseModel)
 
@@ -257,7 +258,7 @@ def unusable_reply(reply: Completion) -> str | None:
 
 def as_agent_reply(reply: Completion) -> AgentReply:
     """A model reply as the agent's turn; :class:`ModelOutputError` when it cannot be one."""
-    problem = unusable_reply(reply)
+    problem = unusable_reply(reply) or tool_call_as_text(reply.content, reply.tool_calls, cut=reply.cut)
     if problem is not None:
         raise ModelOutputError(problem)
     return AgentReply(content=reply.content, tool_calls=reply.tool_calls, reasoning=reply.reasoning,

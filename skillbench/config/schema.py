@@ -11,6 +11,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    JsonValue,
     Tag,
     TypeAdapter,
     create_model,
@@ -39,8 +40,9 @@ class ModelConfig(Strict):
     api_key_env: str | None = Field(
         None, description="Name of the environment variable holding the API key. The key itself is never stored."
     )
-    params: dict[str, float | int | str | bool | None] = Field(
-        default_factory=dict, description="Sampling parameters passed to litellm (temperature, max_tokens, ...)."
+    params: dict[str, JsonValue] = Field(
+        default_factory=dict,
+        description="Request parameters passed to litellm (temperature, max_tokens, stop, logit_bias, ...): any JSON value.",
     )
     concurrency: int = Field(
         8, ge=1, description="Most requests in flight to this endpoint (+ key) at once, over every job and launcher "

