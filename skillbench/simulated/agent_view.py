@@ -15,6 +15,7 @@ from typing import Any
 
 from skillbench.prompts.agent import CONTROL_TOOLS, AgentPromptView, parse_agent_prompt
 from skillbench.prompts.format import StepView
+from skillbench.prompts.tool_result import REFUSED, parse_tool_message
 from skillbench.simulated.base import SimRequest
 from skillbench.simulated.phrasing import READ_VERBS, tool_verb
 from skillbench.simulated.reading import (
@@ -23,7 +24,6 @@ from skillbench.simulated.reading import (
     extract_facts,
     is_injection,
     message_text,
-    parse_tool_result,
     plain,
     says_dont_know,
     tool_key,
@@ -71,6 +71,8 @@ class Call:
     ok: bool | None = None  # None: no result (control tool, or not answered)
     data: Any = None
     text: str = ""
+    error: str = ""  # a failure's message
+    refused: bool = False  # the failure is a refusal under a business rule (its stated kind, never its wording)
 
 
 @dataclass
@@ -363,7 +365,8 @@ def read_agent_request(request: SimRequest) -> AgentView:
                 call = next((c for c in view.calls if c.ok is None and (not name or c.name == name)), None)
             if call is not None:
                 call.text = message_text(message)
-                call.ok, call.data = parse_tool_result(call.text)
+                read = parse_tool_message(call.text)
+                call.ok, call.data, call.error, call.refused = read.ok, read.data, read.error, read.error_kind == REFUSED
         elif role == "user":
             text = message_text(message)
             if view.caller_texts and _ANYTHING_ELSE.search(last_agent_text) and _FURTHER_REQUEST.match(text):

@@ -17,6 +17,7 @@ from typing import Any
 from skillbench.prompts.agent import CONTROL_TOOLS
 from skillbench.prompts.format import HEADING, NOT_GIVEN
 from skillbench.prompts.judge import TRANSCRIPT_SECTION, TranscriptLine, parse_judge_prompt
+from skillbench.prompts.tool_result import REFUSED, parse_tool_message
 from skillbench.simulated.phrasing import (
     HANDLED,
     READ_VERBS,
@@ -31,7 +32,6 @@ from skillbench.simulated.reading import (
     is_injection,
     is_refusal,
     message_text,
-    states_a_rule,
     tool_key,
 )
 
@@ -154,8 +154,8 @@ def _is_write(name: str) -> bool:
 
 
 def _refused(call: Entry) -> bool:
-    """A failed call whose text refuses under a business rule (not a fault to retry or escalate)."""
-    return call.status == "error" and states_a_rule(call.result)
+    """A failed call refused under a business rule (its stated kind): not a fault to retry or escalate."""
+    return call.status == "error" and parse_tool_message(call.result).error_kind == REFUSED
 
 
 @dataclass

@@ -6,7 +6,6 @@ rendered by :mod:`skillbench.prompts`. Nothing reads a scenario file or an answe
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from functools import lru_cache
@@ -331,20 +330,7 @@ def content_stems(text: str) -> list[str]:
     return [stem(word) for word in re.findall(r"[a-zA-Z][a-zA-Z'’-]*", text) if word.lower() not in STOPWORDS and len(word) > 1]
 
 
-# ---------------------------------------------------------------------------------------------- tool results
-
-
-def parse_tool_result(text: str | None) -> tuple[bool, Any]:
-    """(ok, data) of a tool message: JSON without an 'error' key is a success; any other text is an error."""
-    if text is None:
-        return False, None
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, TypeError):
-        return False, text
-    if isinstance(data, dict) and "error" in data and len(data) <= 2:
-        return False, data
-    return True, data
+# ---------------------------------------------------------------------------------------------- messages
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -357,13 +343,3 @@ def message_text(message: dict[str, Any]) -> str:
     if isinstance(content, list):
         return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
     return str(content)
-
-
-# A failed call whose text states a business rule ('only an open loan can be changed', 'has already been
-# extended once'): the system's answer, not a fault; retrying gets the same answer.
-_STATES_A_RULE = re.compile(r"\b(only (?:an? |one )?\w+|already been|is not allowed|not permitted|cannot be|can't be)\b", re.I)
-
-
-def states_a_rule(text: str) -> bool:
-    """Whether a tool's error text refuses under a rule (see ``_STATES_A_RULE``) rather than failing."""
-    return bool(_STATES_A_RULE.search(text))

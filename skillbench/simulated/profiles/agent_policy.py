@@ -28,7 +28,6 @@ from skillbench.simulated.reading import (
     join_words,
     mentioned_keys,
     plain,
-    states_a_rule,
 )
 from skillbench.simulated.scope import in_scope
 from skillbench.simulated.vocabulary import phrases as vocabulary_phrases
@@ -352,9 +351,9 @@ class PolicyFollower(Lapses, Phrasing):
         view = self.view
         errors = view.trailing_errors(name)
         last = view.calls_of(name)[-1]
-        if states_a_rule(last.text or "") and not self.lapse("retry_forever"):
+        if last.refused and not self.lapse("retry_forever"):
             # The system refused under a business rule (not a fault): retrying cannot help; say why and stop.
-            return self.condition_failed(step, name, (last.text or "").strip().rstrip("."))
+            return self.condition_failed(step, name, last.error.strip().rstrip("."))
         if self.lapse("claim_on_failure"):
             self.draft.say(f"All done: {self.describe_action(last)}. {CLOSING}")
             return True
