@@ -128,7 +128,7 @@ class AgentView:
     calls: list[Call] = field(default_factory=list)
     caller_texts: list[str] = field(default_factory=list)
     agent_texts: list[str] = field(default_factory=list)
-    facts: dict[str, str] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)  # as the caller said them: strings, numbers, lists, mappings
     unknown: set[str] = field(default_factory=set)
     # Position of the caller message that began the request being handled now, when a caller makes a
     # further request after the agent asked if there was anything else (-1: the first request). Calls
@@ -271,7 +271,7 @@ class AgentView:
         ranked = self.ranked(call, hint)
         return len(ranked) > 1 and ranked[0][0] - ranked[1][0] < 1.0
 
-    def value_of(self, key: str, hint: str = "") -> str | None:
+    def value_of(self, key: str, hint: str = "") -> Any:
         """A value for argument ``key``: the caller's fact, else the field of the latest result holding it."""
         if key in self.facts:
             return self.facts[key]
