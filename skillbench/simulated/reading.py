@@ -271,15 +271,20 @@ def extract_facts(text: str, keys: Iterable[str], asked: Iterable[str] = (), opt
             facts[key] = chosen
     pending = [key for key in asked if key not in facts]
     if pending:
-        used = {str(value) for value in facts.values()}
-        free = [token for token in value_tokens(text) if token not in used and not any(token in v for v in used)]
-        for key, token in zip(pending, free, strict=False):
-            facts[key] = token
-        if len(pending) == 1 and pending[0] not in facts and not labelled and not says_dont_know(text):
-            bare = text.strip().strip(".!").strip()
-            # A one-item answer with no label ('Because it arrived damaged.') is the value itself.
-            if 0 < len(bare) <= 120 and "?" not in bare:
-                facts[pending[0]] = re.sub(r"^(it's|it is|because|that|um,?|uh,?|well,?)\s+", "", bare, flags=re.I).strip()
+        facts.update(_unlabelled(text, pending, facts, labelled))
+    return facts
+
+
+def _unlabelled(text: str, pending: list[str], found: dict[str, Any], labelled: bool) -> dict[str, str]:
+    """Values for asked keys said with no label: value-like tokens in the order asked, else a one-item answer."""
+    used = {str(value) for value in found.values()}
+    free = [token for token in value_tokens(text) if token not in used and not any(token in v for v in used)]
+    facts = dict(zip(pending, free, strict=False))
+    if len(pending) == 1 and not facts and not labelled and not says_dont_know(text):
+        bare = text.strip().strip(".!").strip()
+        # A one-item answer with no label ('Because it arrived damaged.') is the value itself.
+        if 0 < len(bare) <= 120 and "?" not in bare:
+            facts[pending[0]] = re.sub(r"^(it's|it is|because|that|um,?|uh,?|well,?)\s+", "", bare, flags=re.I).strip()
     return facts
 
 
