@@ -294,14 +294,14 @@ def random_text(seed: int) -> str:
 def readings(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[tuple[str, str], dict[str, Reading]]]:
     """seed → (refusal, fault) wording → scenario kind → reading; lint problems fail here with the folder."""
     root = tmp_path_factory.mktemp("generated")
-    wordings = [(RULE, FAULT), (FAULT, RULE), (MARKERS, MARKERS)]
+    wordings = [(RULE, FAULT), (FAULT, RULE)]  # then random words, the refusal quoting the conversation's markers
 
     pool = ClientPool(seed=0)
 
     async def domain_readings(seed: int) -> dict[tuple[str, str], dict[str, Reading]]:
         domain = Domain.draw(seed)
         out: dict[tuple[str, str], dict[str, Reading]] = {}
-        for refusal, fault in [*wordings, (random_text(seed), random_text(seed + 1000))]:
+        for refusal, fault in [*wordings, (f"{random_text(seed)} {MARKERS}", random_text(seed + 1000))]:
             folder = domain.write(root, refusal)
             if not out:  # the domain itself: the reference conversation completes every scenario
                 report = lint_benchmark(folder)
