@@ -1,7 +1,9 @@
-"""The llm response mode's prompt: a model writes a tool's result from its definition, the call and the state.
+"""Tool results as text: what an agent reads for a call (:func:`render_tool_error`, :func:`parse_tool_message`),
+and the llm response mode's prompt, where a model writes a tool's result from its definition, the call and
+the state.
 
-The user message is one JSON object ``{"tool": ..., "arguments": ..., "state": ...}``; the tool part
-is rendered once per tool (:func:`render_tool_block`), only arguments and state per call.
+The llm mode's user message is one JSON object ``{"tool": ..., "arguments": ..., "state": ...}``; the tool
+part is rendered once per tool (:func:`render_tool_block`), only arguments and state per call.
 """
 
 from __future__ import annotations
@@ -11,9 +13,24 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from skillbench.benchmark.schema import ToolSpec
+from pydantic import Field
 
-TOOL_RESULT_PROMPT_VERSION = "tool-result-v1"
+from skillbench.benchmark.schema import ToolSpec
+from skillbench.core.records import ToolErrorKind
+from skillbench.prompts.format import Record
+
+# Part of every rollout key. v2: a refused call's text states its kind (render_tool_error).
+TOOL_RESULT_PROMPT_VERSION = "tool-result-v2"
+
+# A failed call's text. A refusal under a business rule (a code tool's ToolRefused) is the one failure an agent
+# must handle unlike a fault: retrying gets the same answer, and the caller hears why. Its text says so in a
+# fixed structure, {"error": <the tool's message>, "kind": "precondition"}, so no reader (model, simulated
+# agent or judge) has to guess it from the domain's wording. Other failures keep their text as it is: its
+# wording is skillbench's own (validation, not found, unknown tool, timeout), and an injected fault must not
+# say it was injected.
+REFUSED: ToolErrorKind = "precondition"
+ERROR_KEY = "error"
+KIND_KEY = "kind"
 
 TOOL_RESULT_SYSTEM_PROMPT = """You are the backend of a company's internal API. A support agent has called one of its tools.
 You are given, as JSON: the tool (name, description, JSON Schema of its arguments, and `effect`: how the
@@ -81,3 +98,34 @@ def parse_tool_result_reply(text: str | None) -> dict[str, Any] | None:
     except json.JSONDecodeError:
         return None
     return data if isinstance(data, dict) else None
+
+
+def render_tool_error(kind: ToolErrorKind | None, message: str) -> str:
+    """The text an agent reads for a failed call of ``kind``: a refusal as ``{"error", "kind"}``, else the message."""
+    if kind == REFUSED:  # spelt like a success's JSON (tools.server.dump_result)
+        return json.dumps({ERROR_KEY: message, KIND_KEY: kind}, ensure_ascii=False)
+    return message
+
+
+class ToolMessage(Record):
+    """A tool message as an agent reads it: what :func:`parse_tool_message` makes of its text."""
+
+    ok: bool = Field(description="A success: JSON without an 'error' key (or with other keys beside it).")
+    data: Any = Field(None, description="The decoded JSON (a success's result), or the text when it is not JSON.")
+    error: str = Field("", description="A failure's message.")
+    error_kind: ToolErrorKind | None = Field(None, description="The kind a failure states (only a refusal does).")
+
+
+def parse_tool_message(text: str | None) -> ToolMessage:
+    """Read a tool message: JSON without an 'error' key is a success; ``{"error": m, "kind": k}`` a failure of kind
+    k (:func:`render_tool_error`); ``{"error": m}`` and any text that is not JSON a failure of unstated kind."""
+    if text is None:
+        return ToolMessage(ok=False)
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return ToolMessage(ok=False, data=text, error=text)
+    if not (isinstance(data, dict) and ERROR_KEY in data and len(data) <= 2):
+        return ToolMessage(ok=True, data=data)
+    kind = data.get(KIND_KEY) if set(data) == {ERROR_KEY, KIND_KEY} else None
+    return ToolMessage(ok=False, data=data, error=str(data[ERROR_KEY]), error_kind=kind if kind == REFUSED else None)

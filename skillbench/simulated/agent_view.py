@@ -16,6 +16,7 @@ from typing import Any
 from skillbench.core.records import ResultPairing
 from skillbench.prompts.agent import CONTROL_TOOLS, AgentPromptView, parse_agent_prompt
 from skillbench.prompts.format import StepView
+from skillbench.prompts.tool_result import REFUSED, parse_tool_message
 from skillbench.simulated.base import SimRequest
 from skillbench.simulated.phrasing import READ_VERBS, tool_verb
 from skillbench.simulated.reading import (
@@ -24,7 +25,6 @@ from skillbench.simulated.reading import (
     extract_facts,
     is_injection,
     message_text,
-    parse_tool_result,
     plain,
     says_dont_know,
     tool_key,
@@ -72,6 +72,8 @@ class Call:
     ok: bool | None = None  # None: no result (control tool, or not answered)
     data: Any = None
     text: str = ""
+    error: str = ""  # a failure's message
+    refused: bool = False  # the failure is a refusal under a business rule (its stated kind, never its wording)
 
 
 @dataclass
@@ -127,7 +129,7 @@ class AgentView:
     calls: list[Call] = field(default_factory=list)
     caller_texts: list[str] = field(default_factory=list)
     agent_texts: list[str] = field(default_factory=list)
-    facts: dict[str, str] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)  # as the caller said them: strings, numbers, lists, mappings
     unknown: set[str] = field(default_factory=set)
     # Position of the caller message that began the request being handled now, when a caller makes a
     # further request after the agent asked if there was anything else (-1: the first request). Calls
@@ -270,7 +272,7 @@ class AgentView:
         ranked = self.ranked(call, hint)
         return len(ranked) > 1 and ranked[0][0] - ranked[1][0] < 1.0
 
-    def value_of(self, key: str, hint: str = "") -> str | None:
+    def value_of(self, key: str, hint: str = "") -> Any:
         """A value for argument ``key``: the caller's fact, else the field of the latest result holding it."""
         if key in self.facts:
             return self.facts[key]
@@ -364,7 +366,8 @@ def read_agent_request(request: SimRequest) -> AgentView:
                 call = next((c for c in view.calls if c.ok is None and (not name or c.name == name)), None)
             if call is not None:
                 call.text = message_text(message)
-                call.ok, call.data = parse_tool_result(call.text)
+                read = parse_tool_message(call.text)
+                call.ok, call.data, call.error, call.refused = read.ok, read.data, read.error, read.error_kind == REFUSED
         elif role == "user":
             text = message_text(message)
             if view.caller_texts and _ANYTHING_ELSE.search(last_agent_text) and _FURTHER_REQUEST.match(text):

@@ -6,12 +6,12 @@ rendered by :mod:`skillbench.prompts`. Nothing reads a scenario file or an answe
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from functools import lru_cache
 from typing import Any
 
+from skillbench.simulated.speech import read_value
 from skillbench.simulated.vocabulary import phrases, vocabulary
 
 # ---------------------------------------------------------------------------------------------- names
@@ -30,7 +30,8 @@ def tool_key(name: str) -> str:
 # Fact-name → other ways people say it. Only used when no other candidate key owns the phrase exactly.
 _SYNONYMS: dict[str, tuple[str, ...]] = phrases("fact_synonyms")
 
-_GENERIC_HEADS = {"new", "preferred", "chosen", "desired", "requested", "your", "the"}
+# Words that qualify a fact name without changing what it names in speech ('new start time' is said 'start time').
+GENERIC_HEADS = frozenset({"new", "preferred", "chosen", "desired", "requested", "your", "the"})
 
 
 # Cached: the same few keys are looked up in every message of every call (a pure function of the name).
@@ -49,7 +50,7 @@ def key_labels(key: str) -> tuple[tuple[str, int], ...]:
     for synonym in _SYNONYMS.get(key, ()):
         labels.setdefault(synonym, 2)
     # 'new_start_time' is also just 'start time' / 'time'; 'new_shipping_address' is 'shipping address'.
-    trimmed = [part for part in parts if part not in _GENERIC_HEADS]
+    trimmed = [part for part in parts if part not in GENERIC_HEADS]
     if trimmed and trimmed != parts:
         labels.setdefault(" ".join(trimmed), 2)
     if len(trimmed) > 1 and trimmed[-1] not in {"id", "number", "code"}:
@@ -59,17 +60,16 @@ def key_labels(key: str) -> tuple[tuple[str, int], ...]:
 
 @lru_cache(maxsize=4096)
 def _label_regex(label: str) -> re.Pattern[str]:
-    """A label as a whole phrase, spaces matching '_' or '-' too; compiled once (re's own cache is small)."""
+    """A label as a whole phrase in any case, spaces matching '_' or '-' too; compiled once (re's own cache is small)."""
     escaped = re.escape(label).replace(r"\ ", r"[\s_-]+")
-    return re.compile(rf"(?<![\w-]){escaped}(?![\w])")
+    return re.compile(rf"(?<![\w-]){escaped}(?![\w])", re.I)
 
 
 def find_label(text: str, key: str) -> tuple[int, int, int] | None:
     """Where ``key`` is named in ``text``: (start, end, strength) of its best label, or None."""
-    lowered = text.lower()
     best: tuple[int, int, int] | None = None
     for label, strength in key_labels(key):
-        match = _label_regex(label).search(lowered)
+        match = _label_regex(label).search(text)
         if match and (best is None or strength > best[2] or (strength == best[2] and match.start() < best[0])):
             best = (match.start(), match.end(), strength)
     return best
@@ -92,6 +92,15 @@ def mentioned_keys(text: str, keys: Iterable[str], min_strength: int = 2) -> lis
         if not shadowed:
             kept.append((start, key, end, strength))
     return [key for _, key, _, _ in sorted(kept)]
+
+
+_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def without_quotes(text: str) -> str:
+    """``text`` with every double-quoted span emptied: what a speaker quotes (a system's message relayed as JSON
+    text, :func:`skillbench.simulated.speech.quote`) is not something the speaker says or asks themself."""
+    return _QUOTED.sub('""', text)
 
 
 def join_words(items: list[str], conjunction: str = "and") -> str:
@@ -169,42 +178,68 @@ def value_tokens(text: str) -> list[str]:
     return tokens
 
 
-_CONNECTOR = r"(?:\s*(?:'s|’s)?\s*(?:is|was|are|would be|it's|it is|=|:|of)?\s*)"
+# Between a fact's label and its value: 'is', 'are', ':' ... as whole words ('First name Isabella' has none).
+_CONNECTOR = re.compile(r"(?:['’]s)?(?:\s+(?:is|are|was|would be|it's|it is|of)\s+|\s*[:=]\s*)", re.I)
+# Where a label may be followed by its value with no connector ('Customer id C-10482, date of birth ...'):
+# the start of the text, of a sentence or of a list item; never 'I don't know my date of birth or ...'.
+_ITEM_START = re.compile(r"(?:^|[,.;:!?]\s+|\band\s+)$", re.I)
 _PREFIXED_ID = re.compile(r"[A-Za-z]+-[A-Z0-9][\w-]*")  # 'SKU-53274': the label is the id's own prefix
-_VALUE_END = r"(?=\s*(?:[,;!?]|\.(?:\s|$)|\.\.|$|\s+and\s+(?:my|the|it|i)\b|\s+but\s|\s+i\s+think|\s+please\b|\s+thanks?\b))"
-_NOT_A_VALUE = re.compile(r"^(not|n't|unknown|something|none|no idea|that|this|it|what|which|a|an|the)$|^(not|no)\s", re.I)
 
 
-_SENTENCE_END = r"(?=\s*(?:[!?]|\.(?:\s|$)|\.\.|$|\s+and\s+my\b|,?\s+i\s+think|,?\s+please\b|,?\s+thanks?\b))"
+def _labels(keys: tuple[str, ...]) -> dict[str, list[tuple[str, int]]]:
+    """Every label (strength 2 or 3) of ``keys`` → the keys it names, with its strength for each."""
+    labels: dict[str, list[tuple[str, int]]] = {}
+    for key in keys:
+        for label, strength in key_labels(key):
+            if strength >= 2:
+                labels.setdefault(label, []).append((key, strength))
+    return labels
 
 
-def extract_labelled(text: str, key: str, whole_sentence: bool = False, others: Iterable[str] = ()) -> str | None:
-    """The value said right after a label of ``key`` ('my date of birth is 1984-03-17' → '1984-03-17').
+def _owners(named: list[tuple[str, int]], asked: Collection[str]) -> list[str]:
+    """The keys a label gives a value to: the one it names exactly (so 'item ids' never fills ``new_item_ids``
+    while ``item_ids`` is a candidate), else those asked for, else all it names."""
+    best = max(strength for _, strength in named)
+    keys = [key for key, strength in named if strength == best]
+    return keys if best == 3 else [key for key in keys if key in asked] or keys
 
-    ``whole_sentence`` keeps commas inside the value (an address asked for on its own); it still stops
-    where a label of one of the ``others`` keys begins.
-    """
-    lowered = text.lower()
-    body, end = (r"(?P<v>[^\s,;!?][^;!?]*?)", _SENTENCE_END) if whole_sentence else (r"(?P<v>[^\s,;!?][^,;!?]*?)", _VALUE_END)
-    if whole_sentence:
-        labels = [re.escape(label) for other in others if other != key for label, strength in key_labels(other) if strength >= 2]
-        if labels:
-            end = end[:-2] + r"|,?\s+(?:and\s+)?(?:my\s+|the\s+)?(?:" + "|".join(labels) + r")\b))"
-    for label, strength in key_labels(key):
-        if strength < 2:
-            continue
-        for match in _label_regex(label).finditer(lowered):
-            prefixed = _PREFIXED_ID.match(text, match.start())
-            if prefixed and re.search(r"\d", prefixed.group(0)):
-                return prefixed.group(0)
-            rest = text[match.end():]
-            found = re.match(_CONNECTOR + body + end, rest, re.I)
-            if not found:
-                continue
-            value = found.group("v").strip().strip("\"'“”").strip()
-            if value and not _NOT_A_VALUE.search(value) and len(value) <= 120:
-                return value
+
+def _value_after(text: str, start: int, end: int) -> tuple[Any, int, bool] | None:
+    """The value said after the label at ``text[start:end]``: (value, where it ends, said as JSON)."""
+    prefixed = _PREFIXED_ID.match(text, start)
+    if prefixed and prefixed.end() > end and re.search(r"\d", prefixed.group(0)):
+        return prefixed.group(0), prefixed.end(), False
+    connector = _CONNECTOR.match(text, end)
+    if connector:
+        return read_value(text, connector.end())
+    gap = re.match(r"[ \t]+", text[end:])
+    if gap and _ITEM_START.search(text[max(0, start - 8):start]):
+        return read_value(text, end + gap.end())
     return None
+
+
+def said_facts(text: str, keys: Iterable[str], asked: Collection[str] = ()) -> dict[str, tuple[Any, bool]]:
+    """Facts said with their label, in order: key → (value, said as JSON).
+
+    Reads the simulated caller's convention exactly (``my <name> is <value>``, :mod:`skillbench.simulated.speech`)
+    and free text's 'Customer id C-10482, date of birth 1984-03-17'. The text is read left to right: a label
+    inside a value already read ('reason: "my order id is late"') is part of that value.
+    """
+    labels = _labels(tuple(dict.fromkeys(keys)))
+    found = sorted(
+        (match.start(), -len(label), match.end(), label)
+        for label in labels for match in _label_regex(label).finditer(text)
+    )
+    facts: dict[str, tuple[Any, bool]] = {}
+    cursor = 0
+    for start, _, end, label in found:
+        said = _value_after(text, start, end) if start >= cursor else None
+        if said is None:
+            continue
+        value, cursor, as_json = said
+        for key in _owners(labels[label], asked):
+            facts.setdefault(key, (value, as_json))
+    return facts
 
 
 _DONT_KNOW = re.compile(
@@ -218,33 +253,38 @@ def says_dont_know(text: str) -> bool:
     return bool(_DONT_KNOW.search(text))
 
 
-def extract_facts(text: str, keys: Iterable[str], asked: Iterable[str] = (), options: dict[str, list[str]] | None = None) -> dict[str, str]:
+def extract_facts(text: str, keys: Iterable[str], asked: Iterable[str] = (), options: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """Facts given in a caller's message: labelled values, offered options, then values in asked order."""
     keys = list(dict.fromkeys(keys))
-    facts: dict[str, str] = {}
     asked = list(asked)
-    for key in keys:
-        value = extract_labelled(text, key, whole_sentence=asked == [key], others=keys if asked == [key] else ())
-        # An unasked key needs a value that looks like data ('code 482913'), not a word ('the code thing').
-        if value is not None and (key in asked or re.search(r"[\d@]", value)):
-            facts[key] = value
+    # An unasked key needs a value that looks like data ('code 482913'), not a word ('the code thing').
+    facts: dict[str, Any] = {
+        key: value for key, (value, as_json) in said_facts(text, keys, asked).items()
+        if key in asked or as_json or re.search(r"[\d@]", str(value))
+    }
+    labelled = bool(facts)
     for key, values in (options or {}).items():
-        if key in facts and facts[key] in values:
+        if key in facts and str(facts[key]) in values:
             continue
         chosen = pick_option(text, values)
         if chosen is not None:
             facts[key] = chosen
     pending = [key for key in asked if key not in facts]
     if pending:
-        used = set(facts.values())
-        free = [token for token in value_tokens(text) if token not in used and not any(token in v for v in used)]
-        for key, token in zip(pending, free, strict=False):
-            facts[key] = token
-        if len(pending) == 1 and pending[0] not in facts and not says_dont_know(text):
-            bare = text.strip().strip(".!").strip()
-            # A one-item answer with no label ('Because it arrived damaged.') is the value itself.
-            if 0 < len(bare) <= 120 and "?" not in bare:
-                facts[pending[0]] = re.sub(r"^(it's|it is|because|that|um,?|uh,?|well,?)\s+", "", bare, flags=re.I).strip()
+        facts.update(_unlabelled(text, pending, facts, labelled))
+    return facts
+
+
+def _unlabelled(text: str, pending: list[str], found: dict[str, Any], labelled: bool) -> dict[str, str]:
+    """Values for asked keys said with no label: value-like tokens in the order asked, else a one-item answer."""
+    used = {str(value) for value in found.values()}
+    free = [token for token in value_tokens(text) if token not in used and not any(token in v for v in used)]
+    facts = dict(zip(pending, free, strict=False))
+    if len(pending) == 1 and not facts and not labelled and not says_dont_know(text):
+        bare = text.strip().strip(".!").strip()
+        # A one-item answer with no label ('Because it arrived damaged.') is the value itself.
+        if 0 < len(bare) <= 120 and "?" not in bare:
+            facts[pending[0]] = re.sub(r"^(it's|it is|because|that|um,?|uh,?|well,?)\s+", "", bare, flags=re.I).strip()
     return facts
 
 
@@ -331,20 +371,7 @@ def content_stems(text: str) -> list[str]:
     return [stem(word) for word in re.findall(r"[a-zA-Z][a-zA-Z'’-]*", text) if word.lower() not in STOPWORDS and len(word) > 1]
 
 
-# ---------------------------------------------------------------------------------------------- tool results
-
-
-def parse_tool_result(text: str | None) -> tuple[bool, Any]:
-    """(ok, data) of a tool message: JSON without an 'error' key is a success; any other text is an error."""
-    if text is None:
-        return False, None
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, TypeError):
-        return False, text
-    if isinstance(data, dict) and "error" in data and len(data) <= 2:
-        return False, data
-    return True, data
+# ---------------------------------------------------------------------------------------------- messages
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -357,13 +384,3 @@ def message_text(message: dict[str, Any]) -> str:
     if isinstance(content, list):
         return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
     return str(content)
-
-
-# A failed call whose text states a business rule ('only an open loan can be changed', 'has already been
-# extended once'): the system's answer, not a fault; retrying gets the same answer.
-_STATES_A_RULE = re.compile(r"\b(only (?:an? |one )?\w+|already been|is not allowed|not permitted|cannot be|can't be)\b", re.I)
-
-
-def states_a_rule(text: str) -> bool:
-    """Whether a tool's error text refuses under a rule (see ``_STATES_A_RULE``) rather than failing."""
-    return bool(_STATES_A_RULE.search(text))

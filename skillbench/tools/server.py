@@ -3,7 +3,8 @@
 Every call goes through the registered stages (:mod:`skillbench.tools.stages`): latency → unknown tool? →
 argument validation → injected failure? → response mode. The result is an MCP ``CallToolResult``: the
 JSON the tool returned as text (and as structured content), or an ``isError`` result whose text says
-what went wrong and whose ``_meta`` carries the error kind.
+what went wrong (:func:`~skillbench.prompts.tool_result.render_tool_error`: a refusal states its kind) and
+whose ``_meta`` carries the error kind.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from skillbench.config.schema import MockConfig
 from skillbench.core.errors import BenchmarkCodeError, ToolError
 from skillbench.core.records import ToolErrorKind, Usage
 from skillbench.models.client import ClientPool
+from skillbench.prompts.tool_result import render_tool_error
 from skillbench.tools.failures import FailureInjector
 from skillbench.tools.modes import RESPONSE_MODES, MockContext
 from skillbench.tools.stages import MockCall, build_steps
@@ -107,7 +109,7 @@ class MockToolServer:
         try:
             result = await self._answer(name, arguments, index)
         except ToolError as error:
-            return ToolOutcome(error.message, True, error.kind)
+            return ToolOutcome(render_tool_error(error.kind, error.message), True, error.kind)
         except BenchmarkCodeError as error:  # the domain's code tool failed: the benchmark's fault, named
             log.warning("scenario %s: %s", self.scenario.id, error)
             return ToolOutcome(str(error), True, "benchmark", traceback=error.traceback)

@@ -70,7 +70,8 @@ async def test_code_tools_over_mcp_refuse_by_rule_and_compute_effects() -> None:
         wrong = await tools.call("loans.return_items", {"member_id": "M-2042", "loan_id": "L-410", "item_ids": ["T-999"]},
                                  call_id="c1", turn=1)
         assert wrong.is_error and wrong.error_kind == "precondition"
-        assert wrong.result == "Item T-999 is not out on loan L-410; items out: T-310, T-311."
+        assert json.loads(wrong.result) == {"error": "Item T-999 is not out on loan L-410; items out: T-310, T-311.",
+                                            "kind": "precondition"}
         assert tools.state == before  # a refused call changes nothing
         typed = await tools.call("loans.return_items", {"member_id": "M-2042", "loan_id": "L-410", "item_ids": "T-310"},
                                  call_id="c2", turn=2)

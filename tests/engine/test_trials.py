@@ -62,7 +62,8 @@ def test_trial_zero_rollout_key_is_the_key_of_a_run_without_trials() -> None:
     scenario = select_scenarios(benchmark, cfg.benchmark)[0]
     # Pinned: the key every run before run.trials existed stored this rollout under. If you changed the
     # rollout key on purpose, stored rollouts are no longer reused: say so in the docs and update the value.
-    before_trials = "3d18c0452862ee03fa31a51452ec6c2f7baedd2b9b8a5c5836fb9db806dce525"
+    # Updated for tool-result-v2 (a refused call's text states its kind; docs/decisions.md, Tools).
+    before_trials = "35976c2128352b664592989e839187a9301f958687bf68ea4492f2fbc431d56d"
     assert scenario.id == "bk-fee-happy-01"
     assert rollout_key(cfg, benchmark, scenario) == rollout_key(cfg, benchmark, scenario, 0) == before_trials
     trial_keys = {rollout_key(cfg, benchmark, scenario, t) for t in range(4)}

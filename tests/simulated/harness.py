@@ -15,6 +15,7 @@ from typing import Any
 from skillbench.benchmark import Benchmark, Scenario, Skill, load_benchmark
 from skillbench.config.schema import (
     JudgeConfig,
+    MockConfig,
     ModelConfig,
     PassRuleConfig,
     RunSettings,
@@ -50,13 +51,14 @@ def openai_tools(benchmark: Benchmark, skill: Skill) -> list[dict[str, Any]]:
     return [openai_tool(mcp_tool(spec)) for spec in benchmark.toolkit(skill)] + copy.deepcopy(CONTROL_TOOL_DEFINITIONS)
 
 
-async def converse(benchmark: Benchmark, scenario: Scenario, agent: str, seed: int = 0, pool: ClientPool | None = None) -> Rollout:
-    """One conversation through the engine's orchestrator and the stateful MCP mock."""
+async def converse(benchmark: Benchmark, scenario: Scenario, agent: str, seed: int = 0, pool: ClientPool | None = None,
+                   mock: MockConfig | None = None) -> Rollout:
+    """One conversation through the engine's orchestrator and the MCP mock (stateful unless ``mock`` is given)."""
     pool = pool or ClientPool(seed=seed)
     params = RolloutParams(
         benchmark=benchmark, clients=pool, agent=pool.client(simulated(agent)),
         user=pool.client(simulated("user", UserSimConfig, stop_marker=STOP)), stop_marker=STOP,
-        mock=StatefulMock(name="stateful"), max_turns=MAX_TURNS, seed=seed,
+        mock=mock or StatefulMock(name="stateful"), max_turns=MAX_TURNS, seed=seed,
     )
     return await run_rollout(scenario, params, key=f"{scenario.id}-{agent}-{seed}")
 

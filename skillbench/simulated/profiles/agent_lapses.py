@@ -114,11 +114,12 @@ class Lapses(AgentBase):
         if arg in view.facts:
             # The caller chose among listed options (a slot, a plan): take the neighbouring one.
             found = view.options_for(arg)
-            others = [value for value in (found[0] if found else []) if value != view.facts[arg]]
+            others = [value for value in (found[0] if found else []) if value != str(view.facts[arg])]
             if others:
                 return others[0]
             # A new value typed in by hand (an address, a date): two adjacent digits swapped.
-            return _transposed_digits(view.facts[arg]) if arg.startswith("new_") else None
+            typed = view.facts[arg]
+            return _transposed_digits(typed) if arg.startswith("new_") and isinstance(typed, str) else None
         for call in reversed(view.ok_calls()):
             ranked = view.ranked(call, hint)
             if len(ranked) > 1 and arg in ranked[0][1]:

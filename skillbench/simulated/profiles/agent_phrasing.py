@@ -16,6 +16,7 @@ from skillbench.simulated.reading import (
     content_stems,
     plain,
 )
+from skillbench.simulated.speech import say_value
 from skillbench.simulated.vocabulary import phrases as vocabulary_phrases
 from skillbench.simulated.vocabulary import vocabulary
 
@@ -86,7 +87,7 @@ class Phrasing(AgentBase):
         view = self.view
         noun, done = tool_noun(call.name), participle(tool_verb(call.name))
         details = [
-            f"{plain(k)} {v}" for k, v in call.arguments.items()
+            f"{plain(k)} {v if isinstance(v, str) else say_value(v)}" for k, v in call.arguments.items()
             if (k.startswith("new_") or not k.endswith("_id")) and k not in FREE_TEXT_ARGS and k not in {"customer_id", "account_number"}
         ]
         suffix = f" ({', '.join(details)})" if details else ""

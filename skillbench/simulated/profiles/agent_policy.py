@@ -21,6 +21,7 @@ from skillbench.simulated.profiles.agent_phrasing import (
     Phrasing,
 )
 from skillbench.simulated.reading import (
+    GENERIC_HEADS,
     asks_for_human,
     content_stems,
     is_goodbye,
@@ -28,9 +29,9 @@ from skillbench.simulated.reading import (
     join_words,
     mentioned_keys,
     plain,
-    states_a_rule,
 )
 from skillbench.simulated.scope import in_scope
+from skillbench.simulated.speech import quote
 from skillbench.simulated.vocabulary import phrases as vocabulary_phrases
 from skillbench.simulated.vocabulary import vocabulary
 
@@ -46,19 +47,30 @@ _ESCALATION_SYNONYMS: dict[str, tuple[str, ...]] = vocabulary_phrases("escalatio
 
 
 
-def typed_value(value: str, schema: dict[str, Any]) -> Any:
-    """A value read from the conversation as the argument's JSON type wants it: 'T-104 and T-233' as a list
-    for an array, '7' as a number for an integer; a value that does not read as that type stays a string."""
+def typed_value(value: Any, schema: dict[str, Any]) -> Any:
+    """A value as the argument's JSON type wants it, as a model reads a tool's schema. A list or mapping keeps
+    its shape; a scalar is converted: 'T-104 and T-233' to a list for an array, '7' to a number for an
+    integer, 'true' to a boolean, a number to text for a string. (The caller's prompt shows the number 7 and
+    the text '7' alike, so the schema decides.) A value that does not read as that type stays as it is."""
     kind = schema.get("type")
     if kind == "array" and isinstance(value, str):
         items = [item.strip().strip(".") for item in re.split(r",\s*(?:and\s+)?|\s+and\s+|\s*;\s*", value) if item.strip()]
         return [typed_value(item, schema.get("items") or {}) for item in items]
     if kind in {"integer", "number"} and isinstance(value, str):
-        found = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*(?:days?|nights?|weeks?)?\s*", value)
+        found = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?:days?|nights?|weeks?)?\s*", value)
         if found:
-            number = float(found.group(1))
-            return int(number) if kind == "integer" or number.is_integer() else number
+            text = found.group(1)
+            number = int(text) if re.fullmatch(r"-?\d+", text) else float(text)  # '3.0' stays a float, as said
+            return int(number) if kind == "integer" and float(number).is_integer() else number
+    if kind == "boolean" and isinstance(value, str) and value.strip().lower() in _BOOLEAN_WORDS:
+        return _BOOLEAN_WORDS[value.strip().lower()]
+    if kind == "string" and isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
     return value
+
+
+# The caller's prompt shows a boolean fact as 'true' (prompts.user.fact_text): the schema says it is one.
+_BOOLEAN_WORDS = {"true": True, "false": False, "yes": True, "no": False}
 
 
 class PolicyFollower(Lapses, Phrasing):
@@ -184,7 +196,7 @@ class PolicyFollower(Lapses, Phrasing):
         for key in collects:
             if key in view.facts and not self.lapse("ask_all"):
                 found = view.options_for(key, before_step=step)
-                if found and found[0] and view.facts[key] not in found[0]:
+                if found and found[0] and str(view.facts[key]) not in found[0]:
                     self.draft.say(f"I'm sorry, {view.facts[key]} isn't one of the available options.")
                     missing.append(key)
         if missing:
@@ -325,7 +337,9 @@ class PolicyFollower(Lapses, Phrasing):
             if arg in FREE_TEXT_ARGS:
                 arguments[arg] = self.compose(arg, name)
                 continue
-            value = view.value_of(arg, hint=step.instruction) or self.suffix_value(arg, step)
+            value = view.value_of(arg, hint=step.instruction)
+            if value is None or (value == "" and arg in view.unknown):  # '': a fact the caller lacks and no tool needs
+                value = self.suffix_value(arg, step)
             if value is not None and tool.is_write and not tool.is_notify and self.lapse("wrong_record"):
                 value = self.wrong_record_value(arg, step.instruction) or value
             if value is not None:
@@ -334,8 +348,9 @@ class PolicyFollower(Lapses, Phrasing):
                 absent.append(arg)
         return arguments, absent
 
-    def suffix_value(self, arg: str, step: Step) -> str | None:
-        """A field named like the argument with a qualifier ('install_postcode' for 'postcode')."""
+    def suffix_value(self, arg: str, step: Step) -> Any:
+        """A field named like the argument with a qualifier ('install_postcode' for 'postcode'); never the caller's
+        new value for the old one (``new_item_ids`` is not ``item_ids``)."""
         view = self.view
         for call in reversed(view.ok_calls()):
             record = view.selected(call, step.instruction)
@@ -344,7 +359,7 @@ class PolicyFollower(Lapses, Phrasing):
                     if key.endswith("_" + arg) and not isinstance(value, (dict, list)):
                         return str(value)
         for key, value in view.facts.items():
-            if key.endswith("_" + arg) and value:
+            if key.endswith("_" + arg) and value not in (None, "") and key[: -len(arg) - 1] not in GENERIC_HEADS:
                 return value
         return None
 
@@ -352,9 +367,10 @@ class PolicyFollower(Lapses, Phrasing):
         view = self.view
         errors = view.trailing_errors(name)
         last = view.calls_of(name)[-1]
-        if states_a_rule(last.text or "") and not self.lapse("retry_forever"):
-            # The system refused under a business rule (not a fault): retrying cannot help; say why and stop.
-            return self.condition_failed(step, name, (last.text or "").strip().rstrip("."))
+        if last.refused and not self.lapse("retry_forever"):
+            # The system refused under a business rule (not a fault): retrying cannot help; say why (its own words,
+            # quoted: they are the system's, not the agent's) and stop.
+            return self.condition_failed(step, name, f"the system answered {quote(last.error.strip())}")
         if self.lapse("claim_on_failure"):
             self.draft.say(f"All done: {self.describe_action(last)}. {CLOSING}")
             return True
@@ -561,7 +577,7 @@ class PolicyFollower(Lapses, Phrasing):
                 if found and key in view.facts:
                     values, records, _ = found
                     for value, record in zip(values, records, strict=False):
-                        if value == view.facts[key]:
+                        if value == str(view.facts[key]):
                             return record
         return None
 

@@ -2,7 +2,8 @@
 
 It reads what a real user simulator reads (the rendered user prompt and the agent's messages) and
 answers: the opening is the goal in the persona's voice; a fact is given when the agent names it
-(its key in plain words or a common synonym, e.g. 'birthday' for ``date_of_birth``); withheld facts
+(its key in plain words or a common synonym, e.g. 'birthday' for ``date_of_birth``), said as
+``my <name> is <value>`` (:mod:`skillbench.simulated.speech`: JSON unless plain text reads back the same); withheld facts
 get "I don't know"; ``Say: "..."`` lines are spoken verbatim, one per turn from the second message;
 simple "If the agent ..., ..." lines are acted on once; offered options are chosen to match its
 facts or goal; it says goodbye when the agent has confirmed, ended or transferred, and replies with
@@ -22,12 +23,13 @@ from skillbench.simulated.reading import (
     asked_keys,
     content_stems,
     is_refusal,
-    join_words,
     message_text,
     plain,
     sentences,
     value_tokens,
+    without_quotes,
 )
+from skillbench.simulated.speech import say_fact, say_value
 
 MAX_MESSAGES = 14  # a caller gives up after this many messages
 DEFAULT_STOP = "###STOP###"
@@ -183,10 +185,11 @@ class Voice:
         }[self.label]
 
     def facts(self, items: list[tuple[str, Any]]) -> str:
-        items = [(key, spoken(value)) for key, value in items]
+        """The facts asked for, each as ``my <name> is <value>`` (:mod:`skillbench.simulated.speech`)."""
         if self.label == "efficient":
-            return ", ".join(f"{plain(k).capitalize() if i == 0 else plain(k)} {v}" for i, (k, v) in enumerate(items)) + "."
-        said = " and ".join(f"my {plain(k)} is {v}" for k, v in items)
+            said = ", ".join(say_fact(plain(k), v) for k, v in items)
+            return said[0].upper() + said[1:] + "."
+        said = " and ".join(say_fact(plain(k), v) for k, v in items)
         return {
             "frustrated": self.pick("Fine. ", "Ugh, okay. ") + said[0].upper() + said[1:] + ". Can we speed this up?",
             "vague": self.pick("Um, ", "Oh, let me see... ") + said + ", I think.",
@@ -274,15 +277,6 @@ def _available_items(text: str) -> list[str]:
     return [item.strip() for item in found.group(1).split(";")] if found else []
 
 
-def spoken(value: Any) -> str:
-    """A fact as said aloud: a list as 'T-104 and T-233', anything else as written."""
-    if isinstance(value, list):
-        return join_words([spoken(item) for item in value])
-    if isinstance(value, dict):
-        return join_words([f"{plain(str(k))} {spoken(v)}" for k, v in value.items()])
-    return str(value)
-
-
 NEXT_REQUEST = "Yes, one more thing: "
 
 
@@ -300,7 +294,8 @@ class _Caller:
         brief = self.brief
         if not self.mine:
             return self.voice.opening(brief.goal)
-        agent = self.agent_texts[-1] if self.agent_texts else ""
+        # What the agent quotes (a system's message it relays) is not the agent asking or ending anything.
+        agent = without_quotes(self.agent_texts[-1]) if self.agent_texts else ""
         if self.mine[-1] == self.voice.goodbye() or len(self.mine) >= MAX_MESSAGES:
             return brief.stop
         if len(self.mine) >= 3 and self.mine[-1] == self.mine[-2] == self.mine[-3]:
@@ -362,7 +357,7 @@ class _Caller:
         if _IDENTITY_REQUEST.search(agent) and "?" in agent:
             # 'Can you confirm your identity?' names no fact: offer the ones that identify a caller.
             identity = [(key, value) for key, value in facts.items() if _IDENTITY_KEYS.search(key)][:2]
-            if identity and not all(spoken(value) in " ".join(self.mine) for _, value in identity):
+            if identity and not all(say_value(value) in " ".join(self.mine) for _, value in identity):
                 return self.voice.facts(identity)
         if any(s.rstrip().endswith("?") and re.search(r"\byour\b", s, re.I) for s in sentences(agent)) and not _CLOSING.search(agent) and not _YES_NO.search(agent):
             return self.voice.unanswerable()
@@ -380,7 +375,7 @@ class _Caller:
                 return self.voice.choose(value)
         if not items:
             return None
-        wanted = set(content_stems(" ".join([brief.goal, *brief.behaviour, *brief.aliases, *map(spoken, brief.facts.values())])))
+        wanted = set(content_stems(" ".join([brief.goal, *brief.behaviour, *brief.aliases, *map(say_value, brief.facts.values())])))
         scored = [(len(wanted & set(content_stems(item))), -index, item) for index, item in enumerate(items)]
         best = max(scored)
         ordinal = ["first", "second", "third", "fourth", "fifth", "sixth"][-best[1]] if -best[1] < 6 else "last"
