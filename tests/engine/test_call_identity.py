@@ -36,7 +36,8 @@ from tests.conftest import compose_config
 from tests.support.openai_stub import AgentStep, planned_agent, request_role, stub_server
 
 SCENARIO = "hc-resched-happy-01"
-OLD_FORMAT = Path(__file__).resolve().parents[1] / "rollout" / "fixtures" / "default_agent_rollouts.jsonl"
+# 21 rollouts as stored before calls had an identity (the default-agent snapshot of that time, kept frozen here).
+OLD_FORMAT = Path(__file__).resolve().parent / "fixtures" / "rollouts_before_call_identity.jsonl"
 
 # What the agent asks for, reply by reply (wire names, arguments): a failed verification (date of birth missing), two
 # calls in one reply, a failed write (no such appointment), a question to the caller, the ending.
