@@ -280,8 +280,8 @@ class SlurmLauncher(SubmititSlurmLauncher):
                 "RUNNING", "COMPLETING", "NODE_FAIL", "PREEMPTED", "TIMEOUT"):
             record.requeued += 1
             task.ended_at = None
-            _say(f"job #{task.idx} (SLURM task {state.job_id}) was requeued ({state.describe()}): it resumes from the "
-                 "store when it runs again")
+            _say(f"job #{task.idx} (SLURM task {state.job_id}) was requeued, now {state.describe()}: it resumes from "
+                 "the store when it runs again")
         elif state.state == "PENDING" and state.reason.split(",")[0] not in USUAL_WAITS and (
                 state.reason not in task.reasons_said):
             task.reasons_said.add(state.reason)
@@ -325,7 +325,8 @@ class SlurmLauncher(SubmititSlurmLauncher):
         elif record.outcome == "failed":
             _say(f"{head}: {detail}")
         else:
-            _say(f"{head}: {detail}. {continue_hint(budget=False)} (the task's log: {sweep_dir / record.log})")
+            log = sweep_dir / record.log
+            _say(f"{head}: {detail}. {continue_hint(budget=False)}" + (f" (the task's log: {log})" if log.exists() else ""))
 
     def _folder_outcome(self, task: _Task, job_dir: Path, state: str) -> tuple[str, str]:
         """How far the task's job got, from its folder (written here when the job could not say it itself: the task
