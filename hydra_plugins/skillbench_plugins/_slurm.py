@@ -22,6 +22,8 @@ Each job of the sweep is one task of a SLURM job array (submitit), as before. Wh
   resumes from the store); without a resubmission left the job goes on to the limit (SIGTERM), keeping more rows.
   submitit's own handler failed the job there with "timed-out too many times". A ``signal_delay_s`` not under half
   the time limit is lowered to half: SIGUSR2 at a task's start would kill it before any handler is installed.
+- **Ctrl-C or SIGTERM to the launching process** stops the watching, not the array: one line says so (with the
+  ``squeue``, ``scancel`` and ``skillbench report`` commands), exit 130/143, no report over jobs still running.
 - **report_job=true**: the report becomes its own small SLURM job, run once the array has ended (``afterany``), and
   this process returns as soon as both are submitted: nothing needs to stay alive on the login node.
 """
@@ -49,8 +51,8 @@ from hydra_plugins.hydra_submitit_launcher.submitit_launcher import SlurmLaunche
 from omegaconf import OmegaConf, open_dict, read_write
 
 from hydra_plugins.skillbench_plugins._launch import job_config, job_folder
-from skillbench.core.faults import Terminated, exit_code, install_sigterm
-from skillbench.core.scheduler import TaskState, accounting_states, array_id, queue_states
+from skillbench.core.faults import Terminated, exit_code, install_sigterm, stop_word
+from skillbench.core.scheduler import FORGOTTEN, TaskState, accounting_states, array_id, queue_states
 
 log = logging.getLogger(__name__)
 
@@ -208,14 +210,17 @@ class SlurmLauncher(SubmititSlurmLauncher):
             self._hand_over(sweep_dir, arrays, claim)
         try:
             self._watch(tasks, sweep_dir)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            # Ctrl-C or SIGTERM stops the watching, not the array: its tasks run on and own the folder. No report now
+            # (it would count the running jobs as crashed); it is built from the folders once they have ended.
             running = ", ".join(arrays)
-            _say(f"the SLURM array {running} keeps running on the cluster, and this sweep's folder stays owned by it. "
-                 f"Follow it: squeue --jobs={running}; stop it: scancel {running.replace(', ', ' ')}; once it has "
-                 f"ended, build the whole report: skillbench report {sweep_dir}")
-            raise
+            _say(f"{stop_word(exc)}: this process stops watching, but the SLURM array {running} keeps running on the "
+                 f"cluster and this sweep's folder stays owned by it. Follow it: squeue --jobs={running}; stop it: "
+                 f"scancel {running.replace(', ', ' ')}; once it has ended, build the report: skillbench report "
+                 f"{sweep_dir}")
+            sys.exit(exit_code(exc))
         self._say_table(tasks, sweep_dir)
-        return [self._outcome(task, sweep_dir) for task in tasks]
+        return [self._outcome(task) for task in tasks]
 
     def _executor(self) -> Any:
         """submitit's SLURM executor with this sweep's parameters (as hydra-submitit-launcher builds it)."""
@@ -264,11 +269,11 @@ class SlurmLauncher(SubmititSlurmLauncher):
         """How tasks the queue no longer lists ended, from accounting; where it is off, "ended, state unknown"."""
         states = accounting_states(task.job.job_id for task in forgotten)
         if states is None and not self._accounting_said:
-            _say("SLURM accounting is off here (sacct answers nothing), so a task that left the queue before this "
-                 "process saw it end is shown as GONE; its folder says how far its job got")
+            _say(f"SLURM accounting is off here (sacct answers nothing), so a task that left the queue before this "
+                 f"process saw it end is shown as {FORGOTTEN}; its folder says how far its job got")
             self._accounting_said = True
         states = states or {}
-        return {t.job.job_id: states.get(t.job.job_id) or TaskState(t.job.job_id, "GONE") for t in forgotten}
+        return {t.job.job_id: states.get(t.job.job_id) or TaskState(t.job.job_id, FORGOTTEN) for t in forgotten}
 
     def _update(self, task: _Task, state: TaskState | None, now: float) -> bool:
         """Record what the queue says of ``task`` and say what its user needs to know; whether anything changed."""
@@ -382,7 +387,7 @@ class SlurmLauncher(SubmititSlurmLauncher):
         OmegaConf.save(HydraConfig.instance().cfg, hydra_dir / "hydra.yaml")
         OmegaConf.save(config.hydra.overrides.task, hydra_dir / "overrides.yaml")
 
-    def _outcome(self, task: _Task, sweep_dir: Path) -> JobReturn:
+    def _outcome(self, task: _Task) -> JobReturn:
         if task.result is not None and task.result.status == JobStatus.COMPLETED:
             return task.result
         # Hydra would end the sweep on FAILED (no report): the job's folder says what happened, the sweep's end counts it.

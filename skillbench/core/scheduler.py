@@ -22,9 +22,11 @@ from dataclasses import dataclass
 
 # States of a job that has ended (SLURM's job state codes); every other state (PENDING, RUNNING, COMPLETING,
 # REQUEUED, SUSPENDED, ...) is a job that is still queued or running.
+# Not a SLURM state: the controller has forgotten the job (it ended over MinJobAge ago) and accounting cannot say how.
+FORGOTTEN = "FORGOTTEN"
 ENDED_STATES = frozenset({
     "COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE",
-    "PREEMPTED", "REVOKED",
+    "PREEMPTED", "REVOKED", FORGOTTEN,
 })
 QUERY_TIMEOUT_S = 20.0  # a misconfigured client retries its config file for up to 60 s: never wait that long
 _FORMAT = "%i|%T|%r|%N"  # job id (12_3 for an array task), state, reason, node
