@@ -30,16 +30,18 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from tests.support.slurm import PARTITION, slurm_cluster, unavailable  # noqa: E402
 
 SWEEP = ["agent=sim_careful,sim_sloppy", "judge=sim_balanced", "benchmark=smoke", "hydra/launcher=slurm",
-         f"hydra.launcher.partition={PARTITION}", "hydra.launcher.cpus_per_task=1", "hydra.launcher.mem_gb=1", "-m"]
+         f"hydra.launcher.partition={PARTITION}", "hydra.launcher.cpus_per_task=1", "hydra.launcher.mem_gb=1"]
 
 
 def _sweep(env: dict[str, str], folder: Path) -> tuple[float, int, int]:
     """Wall seconds, exit code and model calls of the issue's sweep into ``folder``."""
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "skillbench", *SWEEP, f"store.root={folder / 'store'}",
-                           f"hydra.sweep.dir={folder / 'sweep'}"], cwd=folder, env=env, capture_output=True, text=True,
+                           f"hydra.sweep.dir={folder / 'sweep'}", "-m"], cwd=folder, env=env, capture_output=True, text=True,
                           timeout=1800, check=False)
     wall = time.monotonic() - started
+    if done.returncode != 0:
+        print(done.stderr[-2000:], file=sys.stderr)
     calls = sum(sum(role["calls"] for role in json.loads(p.read_text())["usage"].values())
                 for p in (folder / "sweep").glob("*/summary.json"))
     return wall, done.returncode, calls
@@ -62,9 +64,9 @@ def main() -> int:
         stops.append(time.monotonic() - stopping)
     load = os.getloadavg()[0]
     print(f"SLURM 22.05 test cluster (one node, {cluster.cpus} CPUs), {args.cycles} cycles, load {load:.1f} at the end")
-    print("phase                          | median | min   | max")
+    print("phase                            | median  | min     | max")
     for name, values in (("start (daemons up, node idle)", starts), ("stop (jobs cancelled, PIDs gone)", stops)):
-        print(f"{name:30s} | {statistics.median(values):5.2f} s | {min(values):5.2f} s | {max(values):5.2f} s")
+        print(f"{name:32s} | {statistics.median(values):5.2f} s | {min(values):5.2f} s | {max(values):5.2f} s")
     if args.no_sweep:
         return 0
     with slurm_cluster() as cluster, tempfile.TemporaryDirectory(prefix="sb-slurm-sweep-") as tmp:

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,7 @@ pytestmark = pytest.mark.slurm
 PRESET = ["hydra/launcher=slurm", f"hydra.launcher.partition={PARTITION}", "hydra.launcher.cpus_per_task=1",
           "hydra.launcher.mem_gb=1", "hydra.launcher.poll_s=1"]
 TWO_JOBS = ["agent=sim_careful,sim_sloppy", "judge=sim_balanced", "benchmark=smoke"]
+ONE_JOB = ["agent=sim_careful", "judge=sim_balanced", "benchmark=smoke"]
 SCENARIOS = 14  # benchmark=smoke
 SLOW = ["run.scenario_concurrency=1", "mock.latency_ms=300"]  # ~2 s a conversation: a job lasts ~30 s
 
@@ -71,6 +73,12 @@ def _whole(job_dir: Path) -> set[tuple]:
     return said
 
 
+def _complete(job_dir: Path, before: set[tuple]) -> None:
+    """The job has every row once, and every row it held before the fault says the same (nothing lost or changed)."""
+    after = _whole(job_dir)
+    assert before <= after and len(after) == SCENARIOS, (len(before), len(after))
+
+
 def _wait_rows(job_dir: Path, at_least: int, timeout: float = 300) -> None:
     deadline = time.monotonic() + timeout
     while not (job_dir / "results.jsonl").exists() or (job_dir / "results.jsonl").read_bytes().count(b"\n") < at_least:
@@ -85,6 +93,35 @@ def _tasks(sweep: Path, timeout: float = 120) -> list[dict]:
         assert time.monotonic() < deadline, "no slurm_tasks.json"
         time.sleep(0.1)
     return json.loads((sweep / "slurm_tasks.json").read_text())
+
+
+@dataclass
+class UnderWay:
+    """A slowed sweep launched and some rows into one of its jobs."""
+
+    args: list[str]  # its command's arguments (a rerun repeats them)
+    proc: subprocess.Popen[str]  # the launching process
+    sweep: Path
+    tasks: list[str]  # its SLURM array tasks, by job number
+    job_dir: Path  # the folder of the job that has the rows
+    before: set[tuple]  # the rows that job held then
+
+    @property
+    def array(self) -> str:
+        return self.tasks[0].split("_")[0]
+
+
+def _under_way(cluster: SlurmCluster, tmp_path: Path, jobs: list[str], *extra: str, job: int = 0,
+               rows: int = 3) -> UnderWay:
+    """Launch the slowed sweep of ``jobs`` and wait until job number ``job`` holds ``rows`` rows."""
+    args = _args(tmp_path, *jobs, *SLOW, *extra)
+    proc = _launch(cluster, tmp_path, args)
+    sweep = tmp_path / "sweep"
+    tasks = [t["task"] for t in _tasks(sweep)]
+    [job_dir] = [sweep / name for name in ("0_sim_careful_sim_balanced", "1_sim_sloppy_sim_balanced")
+                 if name.startswith(f"{job}_")]
+    _wait_rows(job_dir, rows)
+    return UnderWay(args, proc, sweep, tasks, job_dir, _whole(job_dir))
 
 
 def _running(cluster: SlurmCluster, task: str) -> bool:
@@ -156,18 +193,13 @@ def test_a_sweep_runs_as_slurm_array_tasks_into_one_store_and_its_rerun_calls_no
 
 def test_a_task_requeued_mid_job_resumes_from_the_store_with_no_row_lost_or_repeated(
         cluster: SlurmCluster, tmp_path: Path) -> None:
-    proc = _launch(cluster, tmp_path, _args(tmp_path, *TWO_JOBS, *SLOW))
-    sweep = tmp_path / "sweep"
-    task = _tasks(sweep)[0]["task"]
-    job_dir = next(iter(sweep.glob("0_*")), None) or sweep / "0_sim_careful_sim_balanced"
-    _wait_rows(job_dir, 3)
-    before = _whole(job_dir)
+    run = _under_way(cluster, tmp_path, TWO_JOBS)
+    sweep, task, job_dir, before = run.sweep, run.tasks[0], run.job_dir, run.before
     cluster.run("scontrol", "requeue", task)  # as preemption with PreemptMode=REQUEUE does: SIGTERM, then requeued
-    code, err = _finish(proc)
+    code, err = _finish(run.proc)
     assert code == 0, err[-4000:]
     assert f"job #0 (SLURM task {task}) was requeued" in err
-    after = _whole(job_dir)
-    assert before <= after and len(after) == SCENARIOS  # nothing lost, nothing twice
+    _complete(job_dir, before)
     summary = json.loads((job_dir / "summary.json").read_text())
     assert summary["usage"]["judge"]["calls"] <= SCENARIOS - len(before)  # resumed from the store, not redone
     assert _stored_rollouts(tmp_path / "store") == 2 * SCENARIOS
@@ -181,7 +213,7 @@ def test_a_task_at_its_time_limit_keeps_its_rows_and_the_rerun_completes_it(
     # One job of ~14 × 13 s against a 1-minute limit: SLURM sends SIGTERM at the limit (its check runs every ~30 s, so
     # 60-95 s after the start) and SIGKILL KillWait seconds later. Its advance notice (SIGUSR2, signal_delay_s 120
     # lowered to 30 s before a 1-minute limit) finds no resubmission allowed: the job goes on to the limit.
-    job = ["agent=sim_careful", "judge=sim_balanced", "benchmark=smoke", "mock.latency_ms=4000"]
+    job = [*ONE_JOB, "mock.latency_ms=4000"]
     args = _args(tmp_path, *job, "run.scenario_concurrency=1", "hydra.launcher.timeout_min=1")
     started = time.monotonic()
     code, err = _finish(_launch(cluster, tmp_path, args))
@@ -206,8 +238,8 @@ def test_a_task_at_its_time_limit_keeps_its_rows_and_the_rerun_completes_it(
     rerun = _run(cluster, tmp_path, _args(tmp_path, *job, f"run.scenario_concurrency={SCENARIOS}",
                                           "hydra.launcher.timeout_min=10"))
     assert rerun.returncode == 0, rerun.stderr[-4000:]
-    done = _whole(job_dir)
-    assert kept <= done and len(done) == SCENARIOS and not (job_dir / "interrupted.json").exists()
+    _complete(job_dir, kept)
+    assert not (job_dir / "interrupted.json").exists()
     summary = json.loads((job_dir / "summary.json").read_text())
     assert summary["usage"]["judge"]["calls"] == SCENARIOS - len(kept)  # the kept rows came from the store
 
@@ -216,33 +248,23 @@ def test_slurms_advance_notice_of_the_time_limit_stops_the_job_cleanly_and_reque
         cluster: SlurmCluster, tmp_path: Path) -> None:
     # SIGUSR2 is what --signal=USR2@<signal_delay_s> sends before the time limit; sent here by scancel --signal.
     # With a resubmission allowed (max_num_timeout=1) the task stops cleanly, is requeued and resumes from the store.
-    proc = _launch(cluster, tmp_path, _args(tmp_path, "agent=sim_careful", "judge=sim_balanced", "benchmark=smoke",
-                                            *SLOW, "hydra.launcher.max_num_timeout=1"))
-    sweep = tmp_path / "sweep"
-    [task] = [t["task"] for t in _tasks(sweep)]
-    job_dir = sweep / "0_sim_careful_sim_balanced"
-    _wait_rows(job_dir, 3)
-    before = _whole(job_dir)
+    run = _under_way(cluster, tmp_path, ONE_JOB, "hydra.launcher.max_num_timeout=1")
+    sweep, [task] = run.sweep, run.tasks
     cluster.run("scancel", "--signal=USR2", task)
-    code, err = _finish(proc)
+    code, err = _finish(run.proc)
     assert code == 0, err[-4000:]
     assert f"job #0 (SLURM task {task}) was requeued" in err
     log = (sweep / _tasks(sweep)[0]["log"]).read_text()
     assert "stopped: its SLURM time limit is near (SIGUSR2)" in log and "requeued (restart 1 of at most 1)" in log
-    after = _whole(job_dir)
-    assert before <= after and len(after) == SCENARIOS
+    _complete(run.job_dir, run.before)
 
 
 def test_scancel_of_one_task_stops_only_its_job_and_the_rerun_completes_the_sweep(
         cluster: SlurmCluster, tmp_path: Path) -> None:
-    args = _args(tmp_path, *TWO_JOBS, *SLOW)
-    proc = _launch(cluster, tmp_path, args)
-    sweep = tmp_path / "sweep"
-    task = _tasks(sweep)[1]["task"]
-    job_dir = sweep / "1_sim_sloppy_sim_balanced"
-    _wait_rows(job_dir, 2)
+    run = _under_way(cluster, tmp_path, TWO_JOBS, job=1, rows=2)
+    sweep, task, job_dir = run.sweep, run.tasks[1], run.job_dir
     cluster.run("scancel", task)
-    code, err = _finish(proc)
+    code, err = _finish(run.proc)
     assert code == 1, err[-4000:]
     kept = _whole(job_dir)
     line = next(line for line in skillbench_lines(err) if f"(SLURM task {task})" in line)
@@ -250,22 +272,18 @@ def test_scancel_of_one_task_stops_only_its_job_and_the_rerun_completes_the_swee
     assert "sweep: 2 job(s): 1 finished, 0 failed, 0 crashed, 1 stopped" in err
     report = json.loads((sweep / "report" / "report.json").read_text())
     assert report["counts"]["jobs_finished"] == 1
-    rerun = _run(cluster, tmp_path, args)
+    rerun = _run(cluster, tmp_path, run.args)
     assert rerun.returncode == 0, rerun.stderr[-4000:]
-    done = _whole(job_dir)
-    assert kept <= done and len(done) == SCENARIOS
+    _complete(job_dir, kept)
     assert json.loads((sweep / "report" / "report.json").read_text())["counts"]["jobs_finished"] == 2
 
 
 def test_scancel_of_the_whole_array_records_the_job_that_never_started_and_the_rerun_completes_both(
         cluster: SlurmCluster, tmp_path: Path) -> None:
-    args = _args(tmp_path, *TWO_JOBS, *SLOW, "hydra.launcher.array_parallelism=1")  # the second task waits
-    proc = _launch(cluster, tmp_path, args)
-    sweep = tmp_path / "sweep"
-    array = _tasks(sweep)[0]["task"].split("_")[0]
-    _wait_rows(sweep / "0_sim_careful_sim_balanced", 2)
-    cluster.run("scancel", array)
-    code, err = _finish(proc)
+    run = _under_way(cluster, tmp_path, TWO_JOBS, "hydra.launcher.array_parallelism=1", rows=2)  # the second waits
+    sweep = run.sweep
+    cluster.run("scancel", run.array)
+    code, err = _finish(run.proc)
     assert code == 1, err[-4000:]
     tasks = {t["job"]: t for t in _tasks(sweep)}
     assert (tasks[0]["state"], tasks[0]["outcome"]) == ("CANCELLED", "stopped")
@@ -275,25 +293,23 @@ def test_scancel_of_the_whole_array_records_the_job_that_never_started_and_the_r
     assert (never / ".hydra" / "config.yaml").exists() and not (never / "results.jsonl").exists()
     assert "sweep: 2 job(s): 0 finished, 0 failed, 1 crashed, 1 stopped" in err
     assert (sweep / "report" / "report.json").exists()
-    rerun = _run(cluster, tmp_path, args)
+    rerun = _run(cluster, tmp_path, run.args)
     assert rerun.returncode == 0, rerun.stderr[-4000:]
     assert all(len(_whole(sweep / t["folder"])) == SCENARIOS for t in tasks.values())
 
 
 def test_a_drained_node_lets_its_task_finish_and_holds_the_next_until_it_is_resumed(
         cluster: SlurmCluster, tmp_path: Path) -> None:
-    proc = _launch(cluster, tmp_path, _args(tmp_path, *TWO_JOBS, *SLOW, "hydra.launcher.array_parallelism=1"))
-    sweep = tmp_path / "sweep"
-    _wait_rows(sweep / "0_sim_careful_sim_balanced", 2)
+    run = _under_way(cluster, tmp_path, TWO_JOBS, "hydra.launcher.array_parallelism=1", rows=2)
+    sweep, waiting = run.sweep, run.tasks[1]
     cluster.run("scontrol", "update", f"nodename={cluster.node}", "state=drain", "reason=maintenance")
     try:
-        waiting = _tasks(sweep)[1]["task"]
         cluster.wait_until(lambda: (sweep / "0_sim_careful_sim_balanced" / "summary.json").exists(), "job 0 to finish")
         cluster.wait_until(lambda: "DRAINED" in cluster.tasks().get(waiting, ("", ""))[1], "the reason")
         time.sleep(3)  # the launching process polls every second: it has said why the task waits
     finally:
         cluster.resume_node()
-    code, err = _finish(proc)
+    code, err = _finish(run.proc)
     assert code == 0, err[-4000:]
     line = next(line for line in skillbench_lines(err) if f"(SLURM task {waiting}) waits" in line)
     assert "Nodes required for job are DOWN, DRAINED" in line and "sinfo -R" in line
@@ -302,40 +318,30 @@ def test_a_drained_node_lets_its_task_finish_and_holds_the_next_until_it_is_resu
 
 def test_a_lost_node_requeues_its_task_which_resumes_from_the_store_when_the_node_is_back(
         cluster: SlurmCluster, tmp_path: Path) -> None:
-    proc = _launch(cluster, tmp_path, _args(tmp_path, "agent=sim_careful", "judge=sim_balanced", "benchmark=smoke",
-                                            *SLOW))
-    sweep = tmp_path / "sweep"
-    [task] = [t["task"] for t in _tasks(sweep)]
-    job_dir = sweep / "0_sim_careful_sim_balanced"
-    _wait_rows(job_dir, 3)
-    before = _whole(job_dir)
+    run = _under_way(cluster, tmp_path, ONE_JOB)
+    [task] = run.tasks
     killed = cluster.lose_node()  # slurmd and the task's processes, SIGKILL: no handler runs, nothing is marked
     assert killed
     cluster.wait_until(lambda: cluster.node_state().startswith("down"), "the controller to mark the node down", 90)
     cluster.wait_until(lambda: cluster.tasks().get(task, ("",))[0] == "PENDING", "SLURM to requeue the task", 60)
     cluster.start_node()  # the node is back (ReturnToService=2)
-    code, err = _finish(proc)
+    code, err = _finish(run.proc)
     assert f"job #0 (SLURM task {task}) was requeued" in err
     if code != 0:
-        # The requeued run failed too (seen once in 5 runs here, under load: its step was cancelled 10 s after it
-        # started, as the controller finished off the lost run): the launching process says so, the rerun completes it.
+        # The requeued run failed too (twice in 7 runs here, under load: its step was cancelled 7-10 s after it
+        # started, cause not established; docs/cluster.md): the launching process says so, the rerun completes it.
         line = next(line for line in skillbench_lines(err) if f"(SLURM task {task}) " in line and "ended" in line)
         assert "ended before its job finished" in line and "finished row(s) kept" in line and "by rerunning" in line
-        rerun = _run(cluster, tmp_path, _args(tmp_path, "agent=sim_careful", "judge=sim_balanced", "benchmark=smoke",
-                                              *SLOW))
+        rerun = _run(cluster, tmp_path, run.args)
         assert rerun.returncode == 0, rerun.stderr[-4000:]
     print(f"\nlost node: completed by {'the rerun' if code else 'SLURM requeueing the task'}")
-    after = _whole(job_dir)
-    assert before <= after and len(after) == SCENARIOS
+    _complete(run.job_dir, run.before)
 
 
 def test_the_launching_process_killed_leaves_the_array_running_its_folder_owned_and_the_report_buildable(
         cluster: SlurmCluster, tmp_path: Path) -> None:
-    args = _args(tmp_path, *TWO_JOBS, *SLOW)
-    proc = _launch(cluster, tmp_path, args)
-    sweep = tmp_path / "sweep"
-    array = _tasks(sweep)[0]["task"].split("_")[0]
-    _wait_rows(sweep / "0_sim_careful_sim_balanced", 2)
+    run = _under_way(cluster, tmp_path, TWO_JOBS, rows=2)
+    args, proc, sweep, array = run.args, run.proc, run.sweep, run.array
     os.kill(proc.pid, signal.SIGKILL)  # the login node's process is gone; the array is not
     proc.communicate(timeout=60)
     assert any(state == "RUNNING" for state, _ in cluster.tasks(array).values())
@@ -361,6 +367,19 @@ def test_the_launching_process_killed_leaves_the_array_running_its_folder_owned_
     rerun = _run(cluster, tmp_path, args)  # the array has ended: the folder is free, and everything is stored
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert all(_model_calls(s) == 0 for s in _summaries(sweep).values())
+
+
+def test_sigterm_to_the_launching_process_stops_the_watching_not_the_array(cluster: SlurmCluster, tmp_path: Path) -> None:
+    run = _under_way(cluster, tmp_path, TWO_JOBS, rows=1)
+    sweep, array = run.sweep, run.array
+    os.kill(run.proc.pid, signal.SIGTERM)  # as `kill`, or the end of a login session's job
+    code, err = _finish(run.proc, timeout=120)
+    assert code == 143, err[-3000:]
+    [line] = [line for line in skillbench_lines(err) if "stops watching" in line]
+    assert line.startswith("skillbench: terminated (SIGTERM)") and f"scancel {array}" in line
+    assert "crashed" not in err and not (sweep / "report").exists()  # no report counting running jobs as crashed
+    assert any(state == "RUNNING" for state, _ in cluster.tasks(array).values())  # the array runs on
+    cluster.run("scancel", array)
 
 
 def test_a_folder_whose_owner_is_another_hosts_slurm_job_is_refused_whatever_its_pid(
