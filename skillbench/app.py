@@ -182,8 +182,8 @@ class _JobStart:
         try:
             summary = outcome()
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (core/faults.py Terminated): the same path
-            record = {"reason": "terminated" if isinstance(exc, Terminated) else "interrupted",
-                      "signal": "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"}
+            record = {"reason": exc.reason if isinstance(exc, Terminated) else "interrupted",
+                      "signal": exc.signal_name if isinstance(exc, Terminated) else "SIGINT"}
             if not multirun:
                 _stopped(job_dir, INTERRUPTED_FILE, record, stop_word(exc), exit_code(exc))
             rows = _keep_stopped(job_dir, INTERRUPTED_FILE, record)

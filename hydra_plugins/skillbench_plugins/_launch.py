@@ -1,10 +1,11 @@
-"""What skillbench's launchers share: Hydra's setup, the sweep's start, and one job's config.
+"""What skillbench's launchers share: Hydra's setup, the sweep's start, one job's config and folder.
 
 Its name starts with "_", so Hydra's plugin scan skips it; SweepLauncher leaves ``launch`` abstract, so it is no
 plugin of its own where a launcher module imports it.
 """
 
 # No `from __future__ import annotations`: Hydra scans plugin modules before they are in sys.modules.
+import os
 from pathlib import Path
 
 from hydra.core.utils import configure_log, setup_globals
@@ -33,8 +34,18 @@ class SweepLauncher(Launcher):
     def job_config(self, idx: int, overrides: list[str]) -> DictConfig:
         """Job ``idx``'s config: the sweep's with its overrides, its id and its number."""
         assert self.hydra_context is not None and self.config is not None
-        sweep_config = self.hydra_context.config_loader.load_sweep_config(self.config, overrides)
-        with open_dict(sweep_config):
-            sweep_config.hydra.job.id = f"{sweep_config.hydra.job.name}_{idx}"
-            sweep_config.hydra.job.num = idx
-        return sweep_config
+        return job_config(self.hydra_context, self.config, idx, overrides)
+
+
+def job_config(hydra_context: HydraContext, config: DictConfig, idx: int, overrides: list[str]) -> DictConfig:
+    """Job ``idx``'s config in the sweep ``config``: the sweep's with its overrides, its id and its number."""
+    sweep_config = hydra_context.config_loader.load_sweep_config(config, overrides)
+    with open_dict(sweep_config):
+        sweep_config.hydra.job.id = f"{sweep_config.hydra.job.name}_{idx}"
+        sweep_config.hydra.job.num = idx
+    return sweep_config
+
+
+def job_folder(config: DictConfig) -> Path:
+    """The folder of the job whose config is ``config`` (the sweep's folder and the job's subfolder in it)."""
+    return Path(os.path.abspath(Path(str(config.hydra.sweep.dir)) / str(config.hydra.sweep.subdir)))

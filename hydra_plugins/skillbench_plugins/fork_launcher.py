@@ -26,13 +26,12 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from pathlib import Path
 
 from hydra.core.config_store import ConfigStore
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.utils import JobReturn, JobStatus, filter_overrides, run_job, setup_globals
 
-from hydra_plugins.skillbench_plugins._launch import SweepLauncher
+from hydra_plugins.skillbench_plugins._launch import SweepLauncher, job_folder
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +86,7 @@ def _lost(launcher: "ForkLauncher", idx: int, overrides: list[str], why: str) ->
     from skillbench.engine.results import JOB_ERROR_FILE
     from skillbench.store import write_json_atomic
 
-    sweep = launcher.job_config(idx, overrides).hydra.sweep
-    job_dir = Path(str(sweep.dir)) / str(sweep.subdir)
+    job_dir = job_folder(launcher.job_config(idx, overrides))
     message = f"job #{idx} ({' '.join(filter_overrides(overrides))}): {why}"
     if job_dir.is_dir():
         write_json_atomic(job_dir / JOB_ERROR_FILE, {"error": why, "type": "WorkerDied", "traceback": None})

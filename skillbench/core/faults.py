@@ -19,7 +19,12 @@ EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised as Ctrl-C raises KeyboardInterrupt."""
+    """SIGTERM, raised as Ctrl-C raises KeyboardInterrupt. A launcher may stop a job the same way on another signal
+    (a subclass naming it: SLURM's advance notice of a time limit is SIGUSR2)."""
+
+    signal_name = "SIGTERM"  # recorded in the job's interrupted.json
+    reason = "terminated"  # ditto
+    words = "terminated (SIGTERM)"  # how the lines that say the job stopped put it
 
 
 def exit_code(exc: BaseException) -> int:
@@ -27,7 +32,7 @@ def exit_code(exc: BaseException) -> int:
 
 
 def stop_word(exc: BaseException) -> str:
-    return "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+    return exc.words if isinstance(exc, Terminated) else "interrupted"
 
 
 def child_pids() -> list[int]:
@@ -70,24 +75,25 @@ def _zombie(pid: int) -> bool:
     return fields is None or fields[0] == b"Z"
 
 
-def install_sigterm(*, forward: bool = False) -> None:
+def install_sigterm(*, forward: bool = False, signum: int = signal.SIGTERM, error: type[Terminated] = Terminated) -> None:
     """From now on SIGTERM raises :class:`Terminated` in the main thread (once; a repeat while it is being
     handled is ignored, so the cleanup finishes). ``forward``: first pass it on to this process's children (a
-    sweep's workers or submitit's job controllers), so each keeps its own finished work."""
+    sweep's workers or submitit's job controllers), so each keeps its own finished work. ``signum`` and ``error``:
+    another signal that stops a job the same way (a launcher's: SLURM's SIGUSR2), raising a subclass naming it."""
     raised = False
 
-    def on_sigterm(signum: int, frame: FrameType | None) -> None:
+    def on_signal(received: int, frame: FrameType | None) -> None:
         nonlocal raised
         if forward:
             for pid in child_pids():
                 with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGTERM)
+                    os.kill(pid, received)
         if not raised:
             raised = True
-            raise Terminated()
+            raise error()
 
     with contextlib.suppress(ValueError):  # not the main thread: its owner decides
-        signal.signal(signal.SIGTERM, on_sigterm)
+        signal.signal(signum, on_signal)
 
 
 # Storage faults: the disk or the folder, never the data.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,7 +224,7 @@ def load_job(path: Path) -> Job:
                     damaged.append(damage)
                     problems.append(damage)
     owner = live_owner(path)
-    if owner and owner[1] and owner[1].pid == os.getpid():
+    if owner and owner[1] and owner[1].is_this_process():
         owner = None  # this process owns it: the sweep's own report, written once every job has ended
     running = owner[1].describe() if owner and owner[1] else ("another process" if owner else None)
     if summary is None:

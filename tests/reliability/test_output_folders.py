@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from skillbench.store.ownership import LOCK_FILE, claim, live_owner
+from skillbench.store.ownership import LOCK_FILE, FolderBusy, claim, live_owner
 from tests.reliability.harness import (
     SMALL,
     SWEEP,
@@ -74,6 +76,35 @@ def test_a_second_process_aimed_at_a_live_run_folder_stops_before_writing(tmp_pa
     finally:
         holder.release()
     assert live_owner(run) is None  # the lock dies with its holder
+
+
+# Holds the lock of argv[1] as a process on another node would (over a shared filesystem), with its record argv[2].
+_HOLD_AS_ANOTHER_HOST = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.write(fd, sys.argv[2].encode())
+print("held", flush=True)
+time.sleep(600)
+"""
+
+
+def test_an_owner_on_another_host_is_never_taken_for_this_process_even_with_its_pid(tmp_path: Path) -> None:
+    # A pid names a process on its own host only: a sweep launched on another node may have this process's pid.
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    record = {"pid": os.getpid(), "host": "node-elsewhere", "started": "2026-12-05T09:00:00+00:00", "kind": "sweep",
+              "command": "python -m skillbench ... -m"}
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD_AS_ANOTHER_HOST, str(sweep / LOCK_FILE), json.dumps(record)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(FolderBusy, match=f"sweep pid {os.getpid()} on node-elsewhere"):
+            claim(sweep / "0_job", "run")  # was taken for a folder of this process's own sweep
+        assert not (sweep / "0_job").exists()
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 @pytest.mark.parametrize("launcher", ["basic", "parallel", "local"])
