@@ -28,7 +28,7 @@ from skillbench.engine.inflight import NOT_STARTED, DeferredJob, deferring
 from skillbench.engine.progress import BudgetReached, SweepPosition
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
 from skillbench.plan import completion
-from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV
+from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV, owned_folder
 from skillbench.plan.hydra_errors import argv_problem, sweep_note
 from skillbench.plan.hydra_errors import install as install_hydra_errors
 from skillbench.plan.outcome import (
@@ -45,7 +45,7 @@ from skillbench.store import write_json_atomic
 from skillbench.store.ownership import LOCK_FILE
 
 log = logging.getLogger("skillbench")
-install_hydra_errors()  # unknown option/key, bad override syntax: one line, exit 2
+install_hydra_errors(owned_folder)  # unknown option/key, bad override syntax: one line, exit 2
 
 # Files Hydra writes into a folder before the job starts; removing only these never touches user data.
 _HYDRA_FILES = (".hydra/config.yaml", ".hydra/hydra.yaml", ".hydra/overrides.yaml", "skillbench.log", LOCK_FILE)
