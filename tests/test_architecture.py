@@ -47,6 +47,7 @@ def test_the_layering_contract_is_kept() -> None:
         ("report/build.py", "def _lazy() -> None:\n    import skillbench.report.breakdowns"),
         ("report/figures/cells.py", "from skillbench.report.build import ReportContext"),  # a figure reaching the context
         ("plan/hydra_errors.py", "def _lazy() -> None:\n    import skillbench.plan.callback"),  # the cut plan cycle
+        ("mining/compare.py", "from skillbench.mining.cli import mine_main"),  # the cut mining cycle
     ],
 )
 def test_an_upward_import_breaks_the_contract(tmp_path: Path, module: str, upward: str) -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from skillbench.core.errors import ConfigError
-from skillbench.mining.cli import load_config, mine_main
+from skillbench.mining.cli import mine_main
+from skillbench.mining.config import load_config
 from skillbench.mining.ingest import READERS
 from skillbench.mining.pipeline import MiningRun
 
