@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import tempfile
 from pathlib import Path
 
 from tabulate import tabulate
 
 from skillbench.core.errors import ConfigError
 from skillbench.mining.config import CONF_DIR, load_config
+
+# Each command imports its machinery when it runs (the pipeline: scikit-learn and the model clients, ~4 s; the
+# end-to-end comparison: the engine), so `skillbench mine --help` and argument errors answer at once.
 
 
 def report_main(argv: list[str]) -> int:
@@ -110,8 +114,6 @@ def _agents(args: argparse.Namespace) -> list[str]:
 
 
 def _end_to_end(mined: dict, gold: dict, args: argparse.Namespace) -> None:  # type: ignore[type-arg]
-    import tempfile
-
     from skillbench.mining.compare import compare, lines
 
     agents = _agents(args)

@@ -18,6 +18,16 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import yaml
+from hydra import compose, initialize_config_module
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import (
+    ConfigCompositionException,
+    HydraException,
+    MissingConfigException,
+    OverrideParseException,
+)
+
 from skillbench.config.schema import BUILTIN_MOCKS, PluginMock, RunConfig
 from skillbench.core.faults import storage_problem
 from skillbench.core.yamlfile import describe_yaml_error
@@ -46,14 +56,6 @@ def _nearest(wrong: str, names: list[str]) -> str:
 
 def one_line(exc: BaseException) -> str | None:
     """The one-line message for a Hydra composition or override error; None for anything else."""
-    import yaml
-    from hydra.errors import (
-        ConfigCompositionException,
-        HydraException,
-        MissingConfigException,
-        OverrideParseException,
-    )
-
     if isinstance(exc, yaml.YAMLError):  # a config file OmegaConf could not read (e.g. a key given twice)
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         fix = "keep one of them" if "duplicate key" in str(exc) else "fix the syntax"
@@ -177,9 +179,6 @@ def sweep_note(argv: list[str], prog: str = "python -m skillbench") -> str | Non
         return None
     if args.cfg != "job" and args.cfg != "all":
         return None
-    from hydra import compose, initialize_config_module
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
     try:
         with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
             cfg = compose("config", overrides=list(args.overrides), return_hydra_config=True)
