@@ -172,9 +172,8 @@ def prelaunch_row() -> Row:
         with open_dict(master):
             master.hydra.mode, master.hydra.overrides.task = "MULTIRUN", ["experiment=paper_grid"]
         # Imported after Hydra's plugin scan, which imports its plugin modules again.
-        from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-
         from hydra_plugins.skillbench_plugins.checked_sweeper import CheckedSweeper
+        from skillbench.plan.hydra_internals import BasicSweeper
 
         context = HydraContext(config_loader=GlobalHydra.instance().config_loader(), callbacks=None)  # type: ignore[arg-type]
         batch = sweep_overrides(master)

@@ -28,8 +28,9 @@ from skillbench.core.money import usd
 from skillbench.engine.inflight import NOT_STARTED, DeferredJob, deferring
 from skillbench.engine.progress import BudgetReached, SweepPosition
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
+from skillbench.models.prompt_size import scenario_tokens
 from skillbench.plan import completion
-from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV
+from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV, end_interrupted, owned_folder
 from skillbench.plan.hydra_errors import argv_problem, sweep_note
 from skillbench.plan.hydra_errors import install as install_hydra_errors
 from skillbench.plan.outcome import (
@@ -49,7 +50,7 @@ from skillbench.store import write_json_atomic
 from skillbench.store.ownership import LOCK_FILE
 
 log = logging.getLogger("skillbench")
-install_hydra_errors()  # unknown option/key, bad override syntax: one line, exit 2
+install_hydra_errors(owned_folder)  # unknown option/key, bad override syntax: one line, exit 2
 
 # Files Hydra writes into a folder before the job starts; removing only these never touches user data.
 _HYDRA_FILES = (".hydra/config.yaml", ".hydra/hydra.yaml", ".hydra/overrides.yaml", "skillbench.log", LOCK_FILE)
@@ -78,7 +79,7 @@ def _remove_hydra_leftovers(job_dir: Path, multirun: bool) -> None:
 def check_credentials(cfg: RunConfig) -> None:
     """A provider without its key would fail every call; say so once, before anything runs (the preflight's
     rule: a vLLM-like server of your own may need no key, litellm's OpenAI client always needs one)."""
-    from skillbench.plan.preflight import missing_keys, model_roles
+    from skillbench.plan.preflight import missing_keys, model_roles  # see main: not needed by `--help`
 
     missing = missing_keys(model_roles(cfg))
     if missing:
@@ -91,7 +92,7 @@ def check_credentials(cfg: RunConfig) -> None:
 
 @hydra.main(version_base="1.3", config_path=APP_CONFIG_PATH, config_name=APP_CONFIG_NAME)
 def main(cfg: DictConfig) -> float | None:
-    # Imported here, not at the top: `--help` and refused configs never load the engine (MCP SDK...).
+    # Imported here, not at the top: `--help` and refused configs never load the engine (litellm, the MCP SDK...).
     from skillbench.engine.job import run_job, run_job_async
     from skillbench.engine.names import check_registered_names
 
@@ -108,8 +109,7 @@ def main(cfg: DictConfig) -> float | None:
         benchmark = load_benchmark(run_cfg.benchmark.source)
         chosen = select_scenarios(benchmark, run_cfg.benchmark)
         # A scenario too big for a role's prompt cap is refused here too (the preflight may be off).
-        from skillbench.models.prompt_size import scenario_tokens
-        from skillbench.plan.sweep import oversized_problem
+        from skillbench.plan.sweep import oversized_problem  # see main: the benchmark and tools code
 
         too_big = oversized_problem(run_cfg, benchmark, [scenario_tokens(s, benchmark.skill_of(s)) for s in chosen])
         if too_big:
@@ -329,8 +329,6 @@ def main_argv(argv: list[str]) -> int:
 def run_app() -> None:
     """The Hydra app; Ctrl-C or SIGTERM that ends a sweep (or a run before its job started) ends it honestly: every
     job keeps its finished rows, the sweep's report covers what finished, one line says how to continue."""
-    from skillbench.plan.callback import end_interrupted
-
     try:
         main()
     except KeyboardInterrupt as exc:

@@ -13,8 +13,9 @@ jobs that callback composed; any other job (``run.preflight=false`` composes non
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.config_store import ConfigStore
+
+from skillbench.plan.hydra_internals import BasicSweeper  # Hydra's private sweeper: see that module
 
 
 @dataclass
@@ -29,6 +30,7 @@ ConfigStore.instance().store(group="hydra/sweeper", name="skillbench", node=Chec
 
 class CheckedSweeper(BasicSweeper):
     def validate_batch_is_legal(self, batch: Sequence[Sequence[str]]) -> None:
+        # Imported here: Hydra imports every plugin module at each start, and plan.sweep loads the benchmark code.
         from skillbench.plan.sweep import composed_overrides
 
         assert self.config is not None

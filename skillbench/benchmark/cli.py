@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from skillbench.benchmark.lint import format_report, lint_benchmark
+from skillbench.benchmark.stats import format_stats, read_contents
 from skillbench.core.errors import SkillbenchError
 
 
@@ -29,6 +31,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _build(args: argparse.Namespace) -> int:
+    # Imported here: the generator loads faker (~0.2-0.4 s), which lint, stats and --help do not need.
     from skillbench.benchmark.generator.generate import (
         DEFAULT_OUT,
         DEFAULT_SEED,
@@ -58,8 +61,6 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace) -> int:
-    from skillbench.benchmark.lint import format_report, lint_benchmark
-
     report = lint_benchmark(args.source)
     for line in format_report(report):
         print(line)
@@ -67,8 +68,6 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from skillbench.benchmark.stats import format_stats, read_contents
-
     for line in format_stats(read_contents(args.source)):
         print(line)
     return 0

@@ -19,8 +19,8 @@ from pydantic import (
     model_validator,
 )
 
-from skillbench.core.paths import EXPECTED_OUTCOMES
-from skillbench.core.records import Outcome, RuleCheck, ScenarioPath
+from skillbench.core import paths
+from skillbench.core.records import OUTCOMES, Outcome, RuleCheck, ScenarioPath
 from skillbench.core.rubric import DEFAULT_RUBRIC_VERSION, DIMENSIONS, RUBRICS
 
 MIN_PREFIX = "min_"  # pass_rule.min_<dimension>: the flat key of each rubric threshold
@@ -242,13 +242,19 @@ MOCK_ADAPTER: TypeAdapter[MockConfig] = TypeAdapter(MockConfig)
 """Validates a mock config on its own (``MOCK_ADAPTER.validate_python(data)``), e.g. a YAML file."""
 
 
+EXPECTED = "expected"
+"""In ``pass_rule.allowed_outcomes``: every outcome a scenario may expect (core/paths.py ``EXPECTED_OUTCOMES``)."""
+
+
 class _PassRuleBase(Strict):
     """Turns rule checks and judge scores into a verdict. Thresholds are inclusive minimums on the rubric's scale."""
 
     name: str
     allowed_outcomes: list[Outcome] = Field(
-        default_factory=lambda: list(EXPECTED_OUTCOMES),
-        description="Judge task_completion values that pass (default: the outcomes a scenario may expect).",
+        default_factory=lambda: list(paths.EXPECTED_OUTCOMES),
+        description=f"Judge task_completion values that pass (default: the outcomes a scenario may expect). "
+        f"'{EXPECTED}' stands for those (skillbench/core/paths.py EXPECTED_OUTCOMES), so a preset states only what it "
+        f"adds: [{EXPECTED}, partial].",
     )
     fail_on_hallucinated_action: bool = True
     fail_on_hard_rule_failure: bool = True
@@ -271,13 +277,23 @@ class _PassRuleBase(Strict):
         None, description="The panel's members (judge names); null: every judge the agent has, at least two."
     )
 
+    @field_validator("allowed_outcomes", mode="before")
+    @classmethod
+    def _expand_expected(cls, value: Any) -> Any:
+        """``expected`` → the owner's outcomes (read at validation, so an edit of core/paths.py reaches every preset),
+        the list put in the outcomes' own order; other unknown names are left for validation to name."""
+        if not isinstance(value, list | tuple) or EXPECTED not in value:
+            return value
+        named = {o for item in value for o in (paths.EXPECTED_OUTCOMES if item == EXPECTED else (item,))}
+        return [o for o in OUTCOMES if o in named] + [item for item in value if item != EXPECTED and item not in OUTCOMES]
+
     @field_validator("allowed_outcomes")
     @classmethod
     def _can_pass(cls, outcomes: list[Outcome]) -> list[Outcome]:
         if not outcomes:  # every verdict would fail: refused rather than published as a 0% pass rate
             raise ValueError(
                 "a pass rule with no allowed outcome can never pass; list at least one, e.g. "
-                f"allowed_outcomes=[{','.join(EXPECTED_OUTCOMES)}]"
+                f"allowed_outcomes=[{','.join(paths.EXPECTED_OUTCOMES)}] (or [{EXPECTED}])"
             )
         return outcomes
 

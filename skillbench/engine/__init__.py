@@ -7,6 +7,7 @@ only when first used, so readers of job folders (reports) start fast.
 from typing import Any
 
 from skillbench.engine.results import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, JobSummary, ResultRow
+from skillbench.engine.summary import summarize
 
 _RUNNER = {"rollout_key", "run_job", "run_job_async"}
 
@@ -24,12 +25,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in _RUNNER:
+    if name in _RUNNER:  # the runner loads litellm and the MCP SDK: only when first used
         from skillbench.engine import job
 
         return getattr(job, name)
-    if name == "summarize":
-        from skillbench.engine.summary import summarize
-
-        return summarize
     raise AttributeError(name)

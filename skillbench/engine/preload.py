@@ -11,6 +11,7 @@ import contextlib
 import importlib
 
 from skillbench.core.collector import paused_gc
+from skillbench.models.litellm_setup import get_litellm
 
 # What litellm imports only on its first call (a job's first call in each worker): its tokenizer and the proxy's
 # file-id helpers that its chat transformation consults, 0.5 s between them (python -X importtime on a job).
@@ -30,8 +31,6 @@ def preload_job_imports() -> None:
             "skillbench.tools.session",  # the MCP client and server
         ):
             importlib.import_module(module)
-        from skillbench.models.litellm_setup import get_litellm
-
         get_litellm()
         for module in LITELLM_FIRST_CALL_IMPORTS:
             with contextlib.suppress(ImportError):  # a warm-up only: another litellm may have moved them

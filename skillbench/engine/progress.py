@@ -23,6 +23,7 @@ from typing import Any
 from skillbench.core.errors import SkillbenchError
 from skillbench.core.money import usd
 from skillbench.core.records import ROLES, Usage
+from skillbench.engine.inflight import in_flight
 
 log = logging.getLogger("skillbench.progress")
 
@@ -208,8 +209,6 @@ def _isatty(stream: Any) -> bool:
 def _terminal() -> bool:
     """A person is watching stderr (a real terminal, not a pipe, file or CI log), and one job has it: jobs side by
     side in one process (hydra/launcher=inflight) each log plain lines, prefixed with the job's place in the sweep."""
-    from skillbench.engine.inflight import in_flight
-
     return _isatty(sys.stderr) and not in_flight()
 
 

@@ -24,8 +24,23 @@ HUMAN_JUDGE = "human"
 JOB_ERROR_FILE = "job_error.json"  # why a job stopped before its summary (written by the app, read by reports)
 
 
-class ResultRow(BaseModel):
-    """One scenario of one job: ids, termination, rule checks, scores, verdict, usage, timings."""
+class JobIdentity(BaseModel):
+    """Which job a record belongs to: the config names (:func:`job_labels`) and the benchmark's version. One
+    definition for the rows and the summary, which both carry it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    judge: str
+    user_sim: str
+    mock: str
+    pass_rule: str
+    benchmark: str
+    benchmark_version: str = Field("", description="Content hash of the benchmark's files (empty in older runs).")
+
+
+class ScenarioIdentity(BaseModel):
+    """Which conversation of the job a row is: the scenario, its trial and what the scenario says about itself."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -36,13 +51,13 @@ class ResultRow(BaseModel):
     path: str = Field(description="Scenario path (happy_path, out_of_scope, ...).")
     persona: str
     expected_outcome: str
-    agent: str
-    judge: str
-    user_sim: str
-    mock: str
-    pass_rule: str
-    benchmark: str
-    benchmark_version: str = Field("", description="Content hash of the benchmark's files (empty in older runs).")
+
+
+# Bases in this order: pydantic lays out inherited fields from the last base first, so a row's JSON keeps its order
+# (scenario, then job, then the row's own fields) and results.jsonl files stay byte-identical.
+class ResultRow(JobIdentity, ScenarioIdentity):
+    """One scenario of one job: ids, termination, rule checks, scores, verdict, usage, timings."""
+
     simulated: bool = Field(description="True if the agent is an offline simulated model.")
     rollout_key: str | None = None
     verdict_key: str | None = None
@@ -93,18 +108,9 @@ class ResultRow(BaseModel):
     )
 
 
-class JobSummary(BaseModel):
+class JobSummary(JobIdentity):
     """Aggregates of a job, written last: its presence marks a finished job."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    agent: str
-    judge: str
-    user_sim: str
-    mock: str
-    pass_rule: str
-    benchmark: str
-    benchmark_version: str = Field("", description="Content hash of the benchmark's files (empty in older runs).")
     agent_model: str
     judge_model: str
     simulated_agent: bool

@@ -29,7 +29,7 @@ from skillbench.core.errors import ConfigError
 from skillbench.core.jsonl import json_lines
 from skillbench.engine.job import run_job_async
 from skillbench.engine.results import RESULTS_FILE, ResultRow
-from skillbench.mining.cli import load_config
+from skillbench.mining.config import load_config
 from skillbench.mining.pipeline import FILES, MiningRun
 from skillbench.mining.records import Workflow
 from skillbench.mining.represent import collapse, similarity

@@ -5,9 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from hydra import compose, initialize_config_dir
+from hydra.errors import HydraException
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from skillbench.config.schema import ModelConfig
+from skillbench.core.errors import ConfigError, first_error
 from skillbench.core.plugins import load_plugins
 from skillbench.mining.ingest import READERS
 
@@ -215,3 +220,23 @@ def stage_settings(cfg: MiningConfig, part: str) -> dict[str, Any]:
         for key in (*models, "attempts", "pool", "min_score"):
             data.pop(key, None)
     return data
+
+
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf" / "mining"
+
+
+def load_config(overrides: list[str]) -> MiningConfig:
+    """The mining configuration composed from ``conf/mining/`` with these overrides, validated; one ConfigError
+    (what, and the fix) for a bad option, key or value."""
+    try:
+        with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+            raw = OmegaConf.to_container(compose("mining", overrides=overrides), resolve=True, throw_on_missing=True)
+    except (HydraException, OmegaConfBaseException) as exc:
+        first = str(exc).splitlines()[0].rstrip(".")
+        raise ConfigError(f"{first}. Fix: see the options in {CONF_DIR} (e.g. skillbench mine ingest=star ingest.path=DATA out=DIR).") from None
+    try:
+        return MiningConfig.model_validate(raw)
+    except ValidationError as exc:
+        where, message = first_error(exc)
+        raise ConfigError(f"mine config: field '{where}': {message}. Fix: correct it on the command line "
+                          f"or in {CONF_DIR}.") from None

@@ -69,7 +69,7 @@ def catalogue_for(apis: Sequence[str]) -> tuple[list[ServerDef], dict[str, Entit
                                               make="build.record", params={"label": words})
         else:
             effect = EffectDef(kind="create", collection=_collection(api, "requests"), set="customer_id",
-                               const={"status": "submitted"}, id_field="request_id", prefix="REQ")
+                               set_const={"status": "submitted"}, id_field="request_id", prefix="REQ")
             description = f"Submit a {words} request for the customer."
         servers.setdefault(name.split(".")[0], []).append(ToolDef(
             name=name, description=description, params="customer_id" if effect.kind == "lookup" else "customer_id ?details",

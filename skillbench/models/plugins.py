@@ -11,6 +11,8 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 
+from skillbench.models.litellm_setup import get_litellm
+
 PROVIDER_GROUP = "skillbench.model_providers"
 
 _REGISTERED: set[str] = set()
@@ -43,11 +45,10 @@ def ensure_provider(model: str, litellm: ModuleType) -> None:
 def route_problem(model: str, api_base: str | None = None) -> str | None:
     """Why litellm cannot route ``model`` to a provider, in its own words (``get_llm_provider``: no network
     call); None when it can. A plugin's prefix is registered first, as a client would."""
-    from skillbench.models.litellm_setup import get_litellm
-
     litellm = get_litellm()
     ensure_provider(model, litellm)
     try:  # these providers run an OAuth device flow inside get_llm_provider; their declared prefix is the answer
+        # litellm is imported by get_litellm above, never at this module's import (seconds; tests/test_fast_start.py)
         from litellm.litellm_core_utils.get_llm_provider_logic import declared_authenticating_provider
 
         if declared_authenticating_provider(model) is not None:

@@ -19,8 +19,20 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from skillbench.agents.program import with_program_identity
+from skillbench.config.secrets import config_credentials
+from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import SkillbenchError
+from skillbench.core.faults import exit_code, install_sigterm, stop_word, wait_for_children
+from skillbench.core.money import usd
+from skillbench.plan.outcome import continue_hint, sweep_outcome
+from skillbench.report.callback import ReportCallback
+from skillbench.store.finished import move_aside, refusal, run_conflict, sweep_conflict
+from skillbench.store.ownership import FolderBusy, FolderClaim, claim
 
+# The app imports this module at start-up (`--help` included). What composes, preflights and estimates jobs loads
+# the benchmark and tools code and the MCP types (plan.sweep, plan.preflight, plan.estimate: ~0.3-0.4 s each, `python
+# -X importtime`): imported inside the functions that run them.
 if TYPE_CHECKING:
     from skillbench.plan.sweep import PlannedJob
 
@@ -39,7 +51,7 @@ T = TypeVar("T")
 def _expanded(expand: Callable[[DictConfig], list[T]], master: DictConfig) -> list[T]:
     """The sweep's jobs (or their overrides); one line and exit 2 when the sweep cannot be expanded: a value that
     is not a valid choice (a typo, a glob matching nothing), or one Hydra cannot sweep (interval(0,1))."""
-    from skillbench.plan.sweep import composition_problem
+    from skillbench.plan.sweep import composition_problem  # see the imports
 
     try:
         return expand(master)
@@ -50,9 +62,9 @@ def _expanded(expand: Callable[[DictConfig], list[T]], master: DictConfig) -> li
 
 
 def _refuse(problems: list[str]) -> NoReturn:
-    from skillbench.plan.preflight import refusal  # imported here: see _check
+    from skillbench.plan.preflight import refusal as preflight_refusal  # see the imports
 
-    for line in refusal(problems):
+    for line in preflight_refusal(problems):
         _say(f"skillbench: {line}")
     sys.exit(2)
 
@@ -71,9 +83,6 @@ def _refuse_credentials(master: DictConfig) -> None:
     """A credential anywhere in the composed config (a YAML file, an experiment preset, a sweep parameter, an
     interpolated environment variable; Hydra's own node with its overrides and env_set) is refused before Hydra
     writes or prints a single value."""
-    from skillbench.config.secrets import config_credentials
-    from skillbench.config.secrets import refusal as secrets_refusal
-
     found = config_credentials(master)
     if found:
         _refuse([secrets_refusal(found, "in the configuration")])
@@ -91,15 +100,10 @@ def owned_folder() -> str | None:
 def end_interrupted(exc: KeyboardInterrupt) -> NoReturn:
     """Ctrl-C or SIGTERM reached the sweep's (or run's) own process: wait for the workers to keep their finished rows,
     write the sweep's report over what finished, print how it ended and the command that continues it, exit 130/143."""
-    from skillbench.core.faults import exit_code, stop_word, wait_for_children
-    from skillbench.plan.outcome import continue_hint, sweep_outcome
-
     wait_for_children()
     sweep_dir = _ACTIVE_SWEEP.get("dir")
     if sweep_dir is not None and Path(sweep_dir).is_dir():
         if _ACTIVE_SWEEP.get("report", True):
-            from skillbench.report.callback import ReportCallback
-
             ReportCallback()._build(Path(sweep_dir))
         outcome = sweep_outcome(Path(sweep_dir), float(_ACTIVE_SWEEP.get("max_infra_error_share", 0.5)),
                                 planned=int(os.environ.get(SWEEP_JOBS_ENV) or 0))
@@ -131,8 +135,6 @@ class PlanCallback(Callback):
         _refuse_credentials(config)
         jobs = self._check(config)
         _guarded(lambda: self._own(config, jobs, multirun=True))
-        from skillbench.core.faults import install_sigterm
-
         install_sigterm(forward=True)  # as Ctrl-C reaches every worker from the terminal, SIGTERM is passed on
         _ACTIVE_SWEEP.update(
             dir=self._sweep_dir,
@@ -145,9 +147,6 @@ class PlanCallback(Callback):
         """Own the run's or sweep's folder before Hydra writes into it: refused (one line, exit 2, nothing written)
         when a live process owns it, or when it holds finished results of another configuration (moved aside
         instead with run.overwrite=true). Whatever the launcher: the sweep's own jobs write under this owner."""
-        from skillbench.store.finished import move_aside, refusal, run_conflict, sweep_conflict
-        from skillbench.store.ownership import FolderBusy, FolderClaim, claim
-
         option = "hydra.sweep.dir" if multirun else "hydra.run.dir"
         folder = Path(str(OmegaConf.select(master, option)))
         kind = "sweep" if multirun else "run"
@@ -165,13 +164,11 @@ class PlanCallback(Callback):
         owned = own()
         if not owned.created:
             if jobs is None:  # the preflight was skipped: compose the jobs to compare them with what is there
-                from skillbench.plan.sweep import compose_jobs, plan_jobs
+                from skillbench.plan.sweep import compose_jobs, plan_jobs  # see the imports
 
                 jobs = plan_jobs(_expanded(compose_jobs, master))
             # Compared as the job will run it: what the job fills in at its start (the program's source hash) is part
             # of its stored config.json, so a rerun of the same program must carry it too.
-            from skillbench.agents.program import with_program_identity
-
             planned = [None if job.cfg is None else with_program_identity(job.cfg) for job in jobs]
             problem = sweep_conflict(folder, planned) if multirun else run_conflict(folder, planned[0])
             if problem:
@@ -195,8 +192,6 @@ class PlanCallback(Callback):
                 self._claim.release()
 
     def _sweep_end(self, config: DictConfig) -> None:
-        from skillbench.plan.outcome import continue_hint, sweep_outcome
-
         sweep_dir = Path(str(getattr(self, "_sweep_dir", None) or config.hydra.sweep.dir))
         if not sweep_dir.is_dir():
             return
@@ -221,8 +216,7 @@ class PlanCallback(Callback):
             if multirun:  # even unchecked, a sweep of 0 jobs is refused here, before Hydra makes its folder
                 self._count_jobs(master)
             return None
-        # Imported here: the app imports this module at start-up, and `--help` must not load the engine or MCP.
-        from skillbench.plan.preflight import preflight_problems
+        from skillbench.plan.preflight import preflight_problems  # see the imports
         from skillbench.plan.sweep import compose_jobs, plan_jobs
 
         started = time.perf_counter()
@@ -247,7 +241,7 @@ class PlanCallback(Callback):
     @staticmethod
     def _count_jobs(master: DictConfig) -> None:
         """The sweep's size for "job k of N" (refused when it has no job), without composing any job."""
-        from skillbench.plan.sweep import sweep_overrides
+        from skillbench.plan.sweep import sweep_overrides  # see the imports
 
         os.environ[SWEEP_JOBS_ENV] = str(len(_expanded(sweep_overrides, master)))
 
@@ -257,7 +251,7 @@ class PlanCallback(Callback):
         return Path(str(root)).parent
 
     def _dry_run(self, jobs: list[PlannedJob], master: DictConfig) -> None:
-        from skillbench.plan.estimate import estimate_run, format_estimate
+        from skillbench.plan.estimate import estimate_run, format_estimate  # see the imports
         from skillbench.plan.preflight import job_problems, jobs_models, routing_problems
 
         # A dry run still refuses what no run could do (a bad config, benchmark or model string); keys and
@@ -272,8 +266,7 @@ class PlanCallback(Callback):
     def _announce(self, jobs: list[PlannedJob], master: DictConfig, checked_s: float) -> None:
         """The estimate's total, printed before any paid call; a model litellm cannot price is said plainly,
         since its calls count as $0 in the recorded cost and the budget."""
-        from skillbench.core.money import usd
-        from skillbench.plan.estimate import ROLE_CONFIG_KEYS, estimate_run
+        from skillbench.plan.estimate import ROLE_CONFIG_KEYS, estimate_run  # see the imports
 
         estimate = estimate_run(jobs, self._outputs(master))
         budget = OmegaConf.select(master, "run.budget_usd", default=None)

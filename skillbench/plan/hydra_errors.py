@@ -1,8 +1,9 @@
 """Hydra's own errors (unknown option, unknown key, bad override syntax) as one line with the nearest names, exit 2.
 
-Hydra reports them from ``hydra._internal.utils.run_and_report`` as several lines and exit 1; the README
-promises one line and exit 2. Hydra is pinned (1.3.8), so wrapping that one function is stable; errors
-raised inside a job are the app's own and never reach it. The command line itself (an unknown flag, an
+Hydra reports them from its private ``run_and_report`` as several lines and exit 1; the README promises one line
+and exit 2. :func:`install` hands them to this module through ``plan/hydra_internals.py`` (the one module that
+touches Hydra's private API, pinned to the Hydra it was read against); errors raised inside a job are the app's own
+and never reach it. The command line itself (an unknown flag, an
 override after ``-m``, ``-m`` with ``--cfg``) is checked before Hydra parses it (:func:`argv_problem`): Hydra's
 parser prints its 8-line usage, and a flag conflict is a ValueError traceback.
 """
@@ -14,10 +15,23 @@ import difflib
 import re
 import shlex
 import sys
+from collections.abc import Callable
 from typing import Any
 
+import yaml
+from hydra import compose, initialize_config_module
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import (
+    ConfigCompositionException,
+    HydraException,
+    MissingConfigException,
+    OverrideParseException,
+)
+
 from skillbench.config.schema import BUILTIN_MOCKS, PluginMock, RunConfig
+from skillbench.core.faults import storage_problem
 from skillbench.core.yamlfile import describe_yaml_error
+from skillbench.plan.hydra_internals import hydra_args_parser, report_errors_with
 
 _OVERRIDE = re.compile(r"Could not (?:override|append to config\. An item is already at) '([^']+)'")
 
@@ -42,14 +56,6 @@ def _nearest(wrong: str, names: list[str]) -> str:
 
 def one_line(exc: BaseException) -> str | None:
     """The one-line message for a Hydra composition or override error; None for anything else."""
-    import yaml
-    from hydra.errors import (
-        ConfigCompositionException,
-        HydraException,
-        MissingConfigException,
-        OverrideParseException,
-    )
-
     if isinstance(exc, yaml.YAMLError):  # a config file OmegaConf could not read (e.g. a key given twice)
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         fix = "keep one of them" if "duplicate key" in str(exc) else "fix the syntax"
@@ -81,34 +87,22 @@ def one_line(exc: BaseException) -> str | None:
     return None
 
 
-def install() -> None:
-    """Route Hydra's error reporting through :func:`one_line` (other errors keep Hydra's report)."""
-    from hydra._internal import utils
+def install(owned_folder: Callable[[], str | None]) -> None:
+    """Route Hydra's error reporting through :func:`one_line` (other errors keep Hydra's report); ``owned_folder``:
+    the run or sweep folder this process owns, named when one of Hydra's own writes fails on a full disk."""
 
-    if getattr(utils.run_and_report, "_skillbench", False):
-        return
-    original = utils.run_and_report
-
-    def run_and_report(func: Any) -> Any:
-        try:
-            return func()
-        except Exception as exc:
-            from skillbench.core.faults import storage_problem
-            from skillbench.plan.callback import owned_folder
-
-            folder = owned_folder()
-            storage = storage_problem(exc, (folder,) if folder else ())
-            if storage is not None:  # Hydra's own writes (.hydra/, multirun.yaml) on a full or read-only disk
-                print(f"skillbench: {storage}.", file=sys.stderr)
-                sys.exit(1)
-            message, error = one_line(exc), exc
-            if message is None:
-                return original(lambda: (_ for _ in ()).throw(error))
+    def report(exc: Exception) -> None:
+        folder = owned_folder()
+        storage = storage_problem(exc, (folder,) if folder else ())
+        if storage is not None:  # Hydra's own writes (.hydra/, multirun.yaml) on a full or read-only disk
+            print(f"skillbench: {storage}.", file=sys.stderr)
+            sys.exit(1)
+        message = one_line(exc)
+        if message is not None:
             print(f"skillbench: {message}", file=sys.stderr)
             sys.exit(2)
 
-    run_and_report._skillbench = True  # type: ignore[attr-defined]
-    utils.run_and_report = run_and_report
+    report_errors_with(report)
 
 
 class _Refused(Exception):
@@ -121,9 +115,7 @@ _COMMANDS = (("run", "--run"), ("multirun", "-m/--multirun"), ("cfg", "--cfg"), 
 
 
 def _parser() -> argparse.ArgumentParser:
-    from hydra._internal.utils import get_args_parser
-
-    parser = get_args_parser()
+    parser = hydra_args_parser()
 
     def error(message: str) -> None:
         raise _Refused(message)
@@ -196,9 +188,6 @@ def sweep_note(argv: list[str], prog: str = "python -m skillbench") -> str | Non
         return None
     if args.cfg != "job" and args.cfg != "all":
         return None
-    from hydra import compose, initialize_config_module
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
     try:
         with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
             cfg = compose("config", overrides=list(args.overrides), return_hydra_config=True)

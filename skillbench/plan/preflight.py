@@ -14,7 +14,9 @@ from pathlib import Path
 
 import yaml
 
+import skillbench.conf
 from skillbench.config.schema import AgentConfig, LlmMock, ModelConfig, RunConfig
+from skillbench.models.litellm_setup import get_litellm
 from skillbench.models.plugins import route_problem
 from skillbench.models.server_props import read_props
 from skillbench.plan.sweep import PlannedJob
@@ -60,8 +62,6 @@ def missing_keys(models: list[tuple[str, ModelConfig]]) -> list[tuple[str, Model
 
 def litellm_missing_keys(model: ModelConfig) -> list[str]:
     """For a hosted model with no ``api_key_env``: the variables litellm itself reads for that provider."""
-    from skillbench.models.litellm_setup import get_litellm
-
     try:
         found = get_litellm().validate_environment(model=model.model)
     except Exception:  # an unknown provider: litellm will say so at the first call
@@ -73,8 +73,6 @@ def litellm_missing_keys(model: ModelConfig) -> list[str]:
 def shipped_model_strings() -> frozenset[str]:
     """The litellm model strings that the model files in ``skillbench/conf`` name. tests/plan/test_routing.py asks
     litellm to route each one, so the preflight asks only about other strings (importing litellm costs seconds)."""
-    import skillbench.conf
-
     conf = Path(skillbench.conf.__file__).parent
     found: set[str] = set()
     for group in ("agent", "judge", "user_sim", "mock"):

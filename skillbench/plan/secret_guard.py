@@ -19,8 +19,6 @@ import os
 import warnings
 from collections.abc import Iterator
 
-from hydra._internal.hydra import Hydra  # see _app_config_loader
-from hydra._internal.utils import create_automatic_config_search_path
 from hydra.core.config_loader import ConfigLoader
 from hydra.core.config_search_path import SearchPathQuery
 from hydra.core.global_hydra import GlobalHydra
@@ -37,6 +35,7 @@ from skillbench.config.secrets import (
 from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.plan.completion import completion_request
 from skillbench.plan.hydra_errors import hydra_arguments
+from skillbench.plan.hydra_internals import app_search_path, start_app_hydra
 
 # Where the Hydra app (skillbench/app.py, @hydra.main) finds its primary config: the app reads these too.
 APP_MODULE = "skillbench.app"
@@ -49,14 +48,14 @@ def _app_config_loader(args: argparse.Namespace) -> Iterator[ConfigLoader]:
     """Hydra's config loader with the search path ``@hydra.main`` builds for this command line: skillbench's
     conf/ (or ``--config-path``), then ``--config-dir``; Hydra's global state is cleared afterwards.
 
-    The one use of ``hydra._internal`` here (Hydra is pinned at 1.3.8): the public ``initialize_config_*`` cannot
-    add ``--config-dir`` where Hydra's app adds it, and a config composed from another search path is not the one
-    Hydra would print."""
-    search_path = create_automatic_config_search_path(None, APP_MODULE, args.config_path or APP_CONFIG_PATH)
+    Hydra's private API, through ``plan/hydra_internals.py`` (use 5): the public ``initialize_config_*`` cannot add
+    ``--config-dir`` where Hydra's app adds it, and a config composed from another search path is not the one Hydra
+    would print."""
+    search_path = app_search_path(APP_MODULE, args.config_path or APP_CONFIG_PATH)
     if args.config_dir is not None:
         search_path.prepend(provider="command-line", path=f"file://{os.path.abspath(args.config_dir)}",
                             anchor=SearchPathQuery(provider="schema"))
-    Hydra.create_main_hydra2(task_name="skillbench", config_search_path=search_path)
+    start_app_hydra("skillbench", search_path)
     try:
         yield GlobalHydra.instance().config_loader()
     finally:

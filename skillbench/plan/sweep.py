@@ -6,7 +6,11 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from hydra.core.global_hydra import GlobalHydra
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf.errors import OmegaConfBaseException
 
 from skillbench.benchmark import load_benchmark, select_scenarios
 from skillbench.benchmark.loader import Benchmark
@@ -16,6 +20,7 @@ from skillbench.core.errors import BenchmarkDataError, ConfigError
 from skillbench.engine.names import check_registered_names
 from skillbench.models.prompt_size import TYPICAL_SCENARIO_TOKENS, scenario_tokens
 from skillbench.plan.hydra_errors import one_line
+from skillbench.plan.hydra_internals import apply_overrides, group_exists, load_option, split_sweep
 
 
 @dataclass
@@ -39,10 +44,6 @@ def sweep_overrides(master: DictConfig) -> list[list[str]]:
     Raises ConfigError when a sweep value expands to nothing (``'agent=glob(nomatch*)'``): Hydra would launch 0
     jobs, leave an empty sweep folder and exit 0.
     """
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-    from hydra.core.global_hydra import GlobalHydra
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
     params = OmegaConf.select(master, "hydra.sweeper.params") or {}
     arguments = [f"{key}={value}" for key, value in params.items()]
     arguments += list(OmegaConf.select(master, "hydra.overrides.task") or [])
@@ -52,14 +53,13 @@ def sweep_overrides(master: DictConfig) -> list[list[str]]:
     for override in overrides:
         if override.is_sweep_override() and override.is_discrete_sweep() and not list(override.sweep_string_iterator()):
             key = override.get_key_element()
-            options = loader.get_group_options(key) if loader.repository.group_exists(key) else []
+            options = loader.get_group_options(key) if group_exists(loader, key) else []
             known = f" one of: {', '.join(options)}" if options else " at least one value"
             raise ConfigError(
                 f"sweep value '{override.input_line}' gives no value, so the sweep has no job. "
                 f"Fix: make it match{known} (or list them: {key}=a,b)."
             )
-    batches = BasicSweeper.split_arguments(overrides, None)
-    return [list(job) for batch in batches for job in batch]
+    return split_sweep(overrides)
 
 
 # The jobs compose_jobs composed last, with the sweep config they were composed from: the checked sweeper
@@ -105,10 +105,6 @@ def compose_jobs(master: DictConfig) -> list[ComposedJob]:
     A job Hydra cannot compose (``agent=sim_careful,sim_carefull``) is kept with its problem, so the
     preflight lists it with every other job's problems instead of giving up on the whole sweep.
     """
-    from hydra.core.global_hydra import GlobalHydra
-    from hydra.errors import HydraException
-    from omegaconf.errors import OmegaConfBaseException
-
     if "MULTIRUN" not in str(OmegaConf.select(master, "hydra.mode")):
         run = ComposedJob(list(OmegaConf.select(master, "hydra.overrides.task") or []), _body(master), _choices(master))
         return _with_origins(master, [run])
@@ -152,12 +148,10 @@ class _GroupSwapper:
     """
 
     def __init__(self, loader: Any, base: ComposedJob, config_name: str) -> None:
-        from hydra.core.override_parser.overrides_parser import OverridesParser
-
         self.loader, self.base = loader, base
         self.parser = OverridesParser.create(config_loader=loader)
         self.before = dict(item.split("=", 1) for item in base.overrides)
-        primary = loader.repository.load_config(config_name)
+        primary = load_option(loader, config_name)
         self.primary = primary.config if primary is not None else None
         self.nodes: dict[tuple[str, str], DictConfig | None] = {}
         self.exact: dict[str, bool] = {}
@@ -165,8 +159,8 @@ class _GroupSwapper:
     def option(self, key: str, value: str) -> DictConfig | None:
         """The group's node for option ``value``: the primary config's base for the group, then the option."""
         if (key, value) not in self.nodes:
-            option = self.loader.repository.load_config(f"{key}/{value}")
-            if option is None or option.header.get("package") not in (None, "", "_group_") or "defaults" in option.config:
+            option = load_option(self.loader, f"{key}/{value}")
+            if option is None or option.package not in (None, "", "_group_") or option.has_defaults:
                 self.nodes[key, value] = None  # a package directive or a defaults list: only Hydra composes that exactly
             else:
                 start = (self.primary.get(key) if self.primary is not None else None) or {}
@@ -175,14 +169,12 @@ class _GroupSwapper:
 
     def node(self, job: list[str], key: str, value: str) -> DictConfig | None:
         """The option's node with the job's overrides of keys inside the group applied."""
-        from hydra._internal.config_loader_impl import ConfigLoaderImpl
-
         option = self.option(key, value)
         inside = [item for item in job if item.split("=", 1)[0].lstrip("+~").startswith(f"{key}.")]
         if option is None or not inside:
             return option
         holder = OmegaConf.create({key: option})
-        ConfigLoaderImpl._apply_overrides_to_config(self.parser.parse_overrides(inside), holder)
+        apply_overrides(self.parser.parse_overrides(inside), holder)
         return holder[key]
 
     def swappable(self, key: str) -> bool:
@@ -203,7 +195,7 @@ class _GroupSwapper:
             key, value = item.split("=", 1)
             if self.before.get(key) == value:
                 continue
-            if (key.startswith(("+", "~", "hydra")) or not self.loader.repository.group_exists(key)
+            if (key.startswith(("+", "~", "hydra")) or not group_exists(self.loader, key)
                     or key not in self.base.cfg or not self.swappable(key)):
                 return None
             node = self.node(job, key, value)

@@ -22,14 +22,16 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
+from skillbench.core.collector import paused_gc
+from skillbench.report.defaults import DEFAULT_FORMATS
+from skillbench.report.jobs import load_jobs, write_job
+
 log = logging.getLogger("skillbench.report")
 
 
 def preload_report_imports() -> None:
     """Import what the report at a sweep's end imports (pandas, matplotlib...), 1.5 s of CPU. The parallel preset's
     launcher calls this while its workers run, so the report does not begin with it after the last job."""
-    from skillbench.core.collector import paused_gc
-
     with paused_gc():  # long-lived objects only (see skillbench/models/litellm_setup.py)
         import skillbench.report.plots
         import skillbench.report.write  # noqa: F401
@@ -77,8 +79,7 @@ class ReportCallback(Callback):
     def _build(self, folder: Path | None) -> None:
         if not self.enabled or folder is None:
             return
-        from skillbench.report.defaults import DEFAULT_FORMATS
-        from skillbench.report.write import make_report  # heavy imports only when a report is due
+        from skillbench.report.write import make_report  # pandas, matplotlib: only when a report is due
 
         start = time.perf_counter()
         try:
@@ -108,8 +109,7 @@ class ReportCallback(Callback):
 
 def _write_panels(folder: Path) -> None:
     """A sweep whose pass rule sets ``panel`` gets its panel columns as job folders (a vote, no model call)."""
-    from skillbench.report.jobs import load_jobs, write_job
-    from skillbench.report.panel_verdicts import panel_jobs
+    from skillbench.report.panel_verdicts import panel_jobs  # pandas: only when a report is due
 
     panels = panel_jobs(load_jobs([folder]), folder)
     for panel in panels:
@@ -120,7 +120,7 @@ def _write_panels(folder: Path) -> None:
 
 def _log_trials(report: Any) -> None:
     """A sweep with repeated trials ends with its pass^k / pass@k table in the log (also in report.md)."""
-    from skillbench.report.build import ReportContext
+    from skillbench.report.build import ReportContext  # pandas: only when a report is due
     from skillbench.report.tables import TABLES, load_table_families, markdown_table
 
     try:

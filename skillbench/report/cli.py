@@ -12,10 +12,11 @@ from pathlib import Path
 
 from skillbench.core.errors import SkillbenchError
 from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_FORMATS, DEFAULT_SEED, FORMATS
-from skillbench.report.jobs import ReportError
+from skillbench.report.jobs import ReportError, damage_lines, load_jobs, running_lines, write_job
+from skillbench.store import write_json_atomic
 
 # The commands import their machinery (pandas, scipy, matplotlib, Hydra's compose) after parsing, so
-# `--help` and argument errors answer at once.
+# `--help` and argument errors answer at once (tests/test_fast_start.py).
 
 RESCORED_JOBS_DIR = "jobs"
 
@@ -96,8 +97,6 @@ EXIT_DAMAGED_INPUT = 4
 def input_state(prog: str, jobs: list) -> int:
     """Say on stderr what a reader skipped (each damaged line, file:line) and what is still running; the exit code:
     EXIT_DAMAGED_INPUT when a line was skipped, else 0."""
-    from skillbench.report.jobs import damage_lines, running_lines
-
     for line in running_lines(jobs):
         print(f"{prog}: note: {line}", file=sys.stderr)
     damaged = damage_lines(jobs)
@@ -151,7 +150,7 @@ def rescore_main(argv: list[str]) -> int:
     _report_options(parser)
     args = parser.parse_intermixed_args(argv)  # overrides may follow --recheck
     from skillbench.report.build import build_report
-    from skillbench.report.jobs import load_jobs, write_job
+    from skillbench.report.panel_verdicts import panel_jobs
     from skillbench.report.rescore import compare, own_rules, rescore_jobs, resolve_rules, slug, write_jobs
     from skillbench.report.write import default_out, markdown, write_report
 
@@ -171,8 +170,6 @@ def rescore_main(argv: list[str]) -> int:
     print(f"Rescoring {len(jobs)} job(s) with pass rule {', '.join(names)}. No model calls: {source}.")
     rescored = rescore_jobs(jobs, rules, out / RESCORED_JOBS_DIR, recheck=args.recheck)
     write_jobs(rescored, {new.path: old.path for old, new in zip(jobs, rescored, strict=True)})
-    from skillbench.report.panel_verdicts import panel_jobs
-
     panels = panel_jobs(rescored, out / RESCORED_JOBS_DIR)  # pass_rule.panel: a column per agent, no model call
     for panel in panels:
         write_job(panel)
@@ -229,9 +226,7 @@ def diff_main(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
     from skillbench.report.diff import diff_jobs, diff_markdown
-    from skillbench.report.jobs import load_jobs
     from skillbench.report.rescore import slug
-    from skillbench.store import write_json_atomic
 
     a_jobs, b_jobs = load_jobs([args.a]), load_jobs([args.b])
     diff = diff_jobs(a_jobs, b_jobs, [str(args.a)], [str(args.b)])
@@ -282,7 +277,6 @@ def compare_main(argv: list[str]) -> int:
     if not 0 < args.alpha < 1:
         raise ReportError(f"--alpha {args.alpha} is not between 0 and 1. Fix: e.g. --alpha 0.05")
     from skillbench.report.compare import compare_markdown, compare_runs
-    from skillbench.store import write_json_atomic
 
     comparison, jobs = compare_runs(list(args.dirs), alpha=args.alpha, draws=args.draws, seed=args.seed)
     print(compare_markdown(comparison, max_flips=args.max_flips))

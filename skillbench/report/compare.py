@@ -28,8 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from skillbench.report import stats
 from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED
 from skillbench.report.frame import job_labels, jobs_frame
-from skillbench.report.jobs import Job, ReportError, load_jobs
-from skillbench.report.panel_verdicts import panel_labels
+from skillbench.report.jobs import Job, ReportError, load_jobs, panel_labels
 from skillbench.report.tables import markdown_table, pct
 
 DEFAULT_ALPHA = 0.05

@@ -17,7 +17,7 @@ from skillbench.core.collector import paused_gc
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
 from skillbench.report.jobs import Job, damage_lines, load_jobs, running_lines
-from skillbench.store.keys import result_settings
+from skillbench.store.keys import PROGRAM_IDENTITY_FIELDS, result_settings
 
 # Config groups that change results besides agent and judge. When one differs between the loaded
 # jobs, the agent label carries it ("sim_careful · pass_rule=strict") so tables never mix settings.
@@ -49,6 +49,9 @@ def group_value(config: dict[str, Any], group: str) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         return None
     settings = result_settings(config)[group]
+    if group == "agent":  # a plain agent's identity leaves the program fields out: compared as its config holds them,
+        # so two configs that both hold `models: {}` never differ in `models`, and `program: null` still differs
+        settings = {**{key: value.get(key) for key in PROGRAM_IDENTITY_FIELDS if key in value}, **settings}
     return settings if group == "run" else {"name": value.get("name"), **settings}
 
 

@@ -29,9 +29,10 @@ import pandas as pd
 from skillbench.core.records import Rollout
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
-from skillbench.report.build import ReportContext, unit_ids
+from skillbench.report.build import ReportContext
 from skillbench.report.jobs import Job
 from skillbench.report.model import Cell, Report
+from skillbench.report.rows import unit_ids
 from skillbench.report.tables import DIMENSION_HEADERS, Table, all_tables, looks_numeric
 from skillbench.report.transcripts import TranscriptFinder
 

@@ -2,17 +2,14 @@
 import), each other judge's verdict on the same conversation, the rule-based verdict and each rule check are
 measured against it with the planted-defect lab's figures (accuracy, Cohen's κ, sensitivity, specificity,
 balanced accuracy, bootstrap CIs). ``skillbench judges validate --run`` shows the same figures, from the same
-function (:func:`skillbench.report.stats.label_agreement`) and the same cells (:func:`agreement_cells`)."""
+function (:func:`skillbench.report.stats.label_agreement`) and the same cells (:func:`agreement_cells`). The records
+are computed by ``skillbench/report/figures/human.py`` (``ctx.human_agreement``)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-
-from skillbench.core.records import RuleCheck
-from skillbench.engine.results import HUMAN_JUDGE
 from skillbench.report.build import ReportContext
 from skillbench.report.model import HumanAgreement
-from skillbench.report.stats import AGREEMENT_FIGURES, LabelAgreement, label_agreement
+from skillbench.report.stats import AGREEMENT_FIGURES, LabelAgreement
 from skillbench.report.tables import Table, ci, num, pct, report_table
 
 AGREEMENT_HEADERS = ["Accuracy %", "Accuracy 95% CI", "κ", "κ 95% CI", "Sensitivity %", "Sensitivity 95% CI",
@@ -25,7 +22,6 @@ AGREEMENT_FOOTNOTE = (
     "so sensitivity is the share of the conversations people failed that the verdict fails too, specificity the share "
     "they passed that it passes, balanced accuracy their mean; κ is Cohen's (— when undefined: one verdict for all). "
     "CIs: percentile bootstrap over {unit}; a figure with no conversation of its class is —.")
-RULE_VERDICT = "rule-based verdict"
 
 
 def agreement_cells(found: LabelAgreement) -> tuple[list[str], list[object]]:
@@ -45,74 +41,6 @@ def agreement_cells(found: LabelAgreement) -> tuple[list[str], list[object]]:
 
 def counts(found: LabelAgreement) -> list[int]:
     return [found.both_pass, found.reference_pass_verdict_fail, found.reference_fail_verdict_pass, found.both_fail]
-
-
-class _Pairs:
-    """(human label, verdict, bootstrap unit) triples of one compared verdict."""
-
-    def __init__(self) -> None:
-        self.human: list[bool] = []
-        self.verdict: list[bool] = []
-        self.units: list[int] = []
-
-    def add(self, human: bool, verdict: bool, unit: int) -> None:
-        self.human.append(human)
-        self.verdict.append(verdict)
-        self.units.append(unit)
-
-    def agreement(self, ctx: ReportContext) -> LabelAgreement:
-        return label_agreement(self.human, self.verdict, self.units, ctx.weights, ctx.level)
-
-
-Labelled = tuple[str, bool, list[RuleCheck], bool | None, str]
-
-
-def _labelled(ctx: ReportContext) -> dict[str, Labelled]:
-    """rollout key → (agent label, the person's pass/fail, the row's rule checks, its rule-based verdict, its
-    scenario id) of every human-labelled row."""
-    out: dict[str, Labelled] = {}
-    if not ctx.jobs:
-        return out
-    for job in ctx.jobs:
-        if not job.finished:
-            continue
-        agent, _judge = ctx.labels[job.path]
-        for row in job.rows:
-            if row.judge == HUMAN_JUDGE and row.passed is not None and row.rollout_key:
-                out[row.rollout_key] = (agent, bool(row.passed), row.rule_checks, row.rule_passed, row.scenario_id)
-    return out
-
-
-def _record(agent: str, verdict: str, kind: str, found: LabelAgreement) -> HumanAgreement:
-    return HumanAgreement(agent=agent, verdict=verdict, kind=kind, n=found.n, both_pass=found.both_pass,  # type: ignore[arg-type]
-                          human_pass_verdict_fail=found.reference_pass_verdict_fail,
-                          human_fail_verdict_pass=found.reference_fail_verdict_pass, both_fail=found.both_fail,
-                          figures=dict(found.figures), cis=dict(found.cis))
-
-
-def agreement_with_people(ctx: ReportContext) -> list[HumanAgreement]:
-    """Each judge (the panel too, when rows carry one), the rule-based verdict and each rule check against the human
-    labels of the same conversations (paired by rollout key); empty when no row carries a human label."""
-    labelled = _labelled(ctx)
-    if not labelled:
-        return []
-    position = ctx._position
-    judges: dict[tuple[str, str], _Pairs] = defaultdict(_Pairs)
-    checks: dict[tuple[str, str], _Pairs] = defaultdict(_Pairs)
-    for agent, human, rule_checks, rule_passed, scenario in labelled.values():
-        if rule_passed is not None:
-            judges[(agent, RULE_VERDICT)].add(human, bool(rule_passed), position[scenario])
-        for check in rule_checks:
-            checks[(agent, check.name)].add(human, bool(check.passed), position[scenario])
-    others = ctx.frame[(ctx.frame["judge"] != HUMAN_JUDGE) & ctx.frame["passed"].notna()]
-    for key, judge, passed, scenario in zip(others["rollout_key"], others["judge_label"], others["passed"],
-                                           others["scenario_id"], strict=True):
-        if key in labelled:
-            judges[(labelled[key][0], judge)].add(labelled[key][1], bool(passed), position[scenario])
-    out = [_record(agent, judge, "rule_verdict" if judge == RULE_VERDICT else "judge", judges[(agent, judge)].agreement(ctx))
-           for agent, judge in sorted(judges, key=lambda k: (k[0], k[1] == RULE_VERDICT, k[1]))]
-    out += [_record(agent, name, "rule_check", checks[(agent, name)].agreement(ctx)) for agent, name in sorted(checks)]
-    return out
 
 
 def _as_found(record: HumanAgreement) -> LabelAgreement:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,20 @@ class Job:
     @property
     def finished_at(self) -> str:
         return self.summary.finished_at if self.summary is not None else ""
+
+
+PANEL_KEY = "panel"  # config.json judge.panel of a panel job: {"vote": ..., "members": [...]}
+
+
+def is_panel(job: Job) -> bool:
+    """A panel column's job (skillbench/report/panel_verdicts.py): its judge is the vote of other judges."""
+    judge = job.config.get("judge")
+    return isinstance(judge, dict) and isinstance(judge.get(PANEL_KEY), dict)
+
+
+def panel_labels(jobs: Iterable[Job], labels: dict[Path, tuple[str, str]]) -> set[str]:
+    """The judge labels that are panel columns, not judges."""
+    return {labels[job.path][1] for job in jobs if is_panel(job) and job.path in labels}
 
 
 def is_job_dir(path: Path) -> bool:

@@ -18,7 +18,6 @@ agreement with each member (``panel_agreement``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -34,24 +33,12 @@ from skillbench.evaluation.pass_rule import vote
 from skillbench.report import stats
 from skillbench.report.build import ReportContext
 from skillbench.report.frame import job_labels
-from skillbench.report.jobs import Job, ReportError
+from skillbench.report.jobs import PANEL_KEY, Job, ReportError, is_panel
 from skillbench.report.tables import Table, pct, report_table
-
-PANEL_KEY = "panel"  # config.json judge.panel of a panel job: {"vote": ..., "members": [...]}
 
 
 def panel_name(how: str) -> str:
     return f"panel_{how}"
-
-
-def is_panel(job: Job) -> bool:
-    judge = job.config.get("judge")
-    return isinstance(judge, dict) and isinstance(judge.get(PANEL_KEY), dict)
-
-
-def panel_labels(jobs: Iterable[Job], labels: dict[Path, tuple[str, str]]) -> set[str]:
-    """The judge labels that are panel columns, not judges."""
-    return {labels[job.path][1] for job in jobs if is_panel(job) and job.path in labels}
 
 
 def _rule(job: Job) -> PassRuleConfig | None:

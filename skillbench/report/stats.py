@@ -21,6 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 
+def mean_or_none(values: Sequence[float]) -> float | None:
+    """The mean; None when there is nothing to average (a missing figure, never a 0)."""
+    return float(np.mean(values)) if values else None
+
+
 def percent_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
     """Share of items on which two raters agree; None for no items."""
     if len(a) != len(b):

@@ -18,8 +18,9 @@ from skillbench.core.plugins import load_plugins
 from skillbench.core.registry import Registry
 from skillbench.core.rubric import DIMENSION_NAMES, DIMENSIONS
 from skillbench.engine.results import JobSummary
-from skillbench.report.build import ReportContext, RowsUnavailable
+from skillbench.report.build import ReportContext
 from skillbench.report.model import Cell
+from skillbench.report.rows import RowsUnavailable
 
 DIMENSION_HEADERS = {d.name: d.header for d in DIMENSIONS}
 # Cell text for cells without a rate: the reason, never a blank or a zero.

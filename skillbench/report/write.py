@@ -14,8 +14,8 @@ from typing import Any, BinaryIO
 import pandas as pd
 
 from skillbench.core.collector import paused_gc
-from skillbench.report.build import DEFAULT_DRAWS, DEFAULT_SEED, ReportContext, build_report
-from skillbench.report.defaults import DEFAULT_FORMATS, FORMATS, PARQUET_HINT
+from skillbench.report.build import ReportContext, build_report
+from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_FORMATS, DEFAULT_SEED, FORMATS, PARQUET_HINT
 from skillbench.report.html import render_html
 from skillbench.report.jobs import Job, ReportError, load_jobs
 from skillbench.report.model import Report

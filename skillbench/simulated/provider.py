@@ -9,6 +9,11 @@ import uuid
 from types import ModuleType
 from typing import Any
 
+# litellm is loaded before this module is: only the entry point imports it (skillbench.model_providers), when a client
+# for a skillbench_sim/ model is built with litellm in hand (skillbench/models/plugins.py).
+from litellm import CustomLLM
+from litellm.utils import custom_llm_setup
+
 from skillbench.simulated.base import PROVIDER, SIM_MODELS, SimReply, SimRequest
 
 
@@ -52,8 +57,6 @@ def _request(model: str, messages: list, optional_params: dict) -> SimRequest:
 
 def register_simulated_provider(litellm: ModuleType) -> None:
     """Add the provider to litellm (idempotent) and load the built-in simulated profiles."""
-    from litellm import CustomLLM
-
     # Importing these registers the built-in profiles and the scripted models in SIM_MODELS.
     for module in ("skillbench.simulated.profiles", "skillbench.simulated.scripted"):
         importlib.import_module(module)
@@ -75,6 +78,4 @@ def register_simulated_provider(litellm: ModuleType) -> None:
 
     if not any(item["provider"] == PROVIDER for item in litellm.custom_provider_map):
         litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": PROVIDER, "custom_handler": SimulatedModels()}]
-        from litellm.utils import custom_llm_setup
-
         custom_llm_setup()

@@ -48,6 +48,8 @@ def model_identity(cfg: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
 
 # An agent program's fields that change what the agent does (its models are compared by model_identity).
 _PROGRAM_FIELDS = ("program", "program_version", "program_source")
+PROGRAM_IDENTITY_FIELDS: tuple[str, ...] = (*_PROGRAM_FIELDS, "models")
+"""What :func:`agent_identity` adds for an agent program only (a plain model agent's identity leaves them out)."""
 
 
 def agent_identity(agent: BaseModel | Mapping[str, Any]) -> dict[str, Any]:

@@ -167,6 +167,29 @@ def test_misspelt_key_in_servers_yaml_names_file_field_and_fix(tmp_path: Path) -
     assert "rename 'descripton' to 'description'" in message
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("result: {status: sent, channel: sms}", "const: {status: sent, channel: sms}",
+         "'const' is now spelled as in the benchmark format: set_const (create/update: fields written) or result"),
+        ("result: {status: sent, channel: sms}", "set_const: {status: sent, channel: sms}",
+         "set_const (fields written) belongs to create and update effects, not to action"),
+    ],
+    ids=["the old spelling", "fields written by an action"],
+)
+def test_effect_constants_have_one_spelling_that_of_the_benchmark_format(tmp_path: Path, old: str, new: str,
+                                                                         says: str) -> None:
+    """servers.yaml writes the effects' constants as the benchmark's tool files do (set_const, result): the notation's
+    former ``const``, read as one or the other by the effect's kind, is refused with the fix."""
+    text = (DOMAINS_DIR / "_shared" / "servers.yaml").read_text()
+    assert old in text
+    path = tmp_path / "servers.yaml"
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(BenchmarkDataError) as caught:
+        read_servers(path, set())
+    assert str(path) in str(caught.value) and says in str(caught.value)
+
+
 def test_completed_scenarios_reach_their_target_on_the_stateful_mock(built: BuiltBenchmark) -> None:
     tools, skills = _tools(built), {skill.id: skill for skill in built.skills}
     checked = 0

@@ -7,6 +7,7 @@ import pytest
 from skillbench.config.schema import MOCK_ADAPTER, LlmMock, PluginMock, StatefulMock, StaticMock
 from skillbench.core.errors import ConfigError
 from skillbench.engine.names import check_registered_names
+from skillbench.tools.modes import RESPONSE_MODES
 from tests.conftest import compose_config
 
 
@@ -45,7 +46,8 @@ def test_unknown_mode_is_one_line_naming_field_value_and_choices() -> None:
     message = str(caught.value)
     assert "\n" not in message
     assert "conf/mock/stateful.yaml" in message and "'mock.response_mode'" in message and "'statefull'" in message
-    assert "registered: llm, stateful, static" in message and "did you mean mock.response_mode=stateful?" in message
+    assert f"registered: {', '.join(RESPONSE_MODES.names())}" in message  # the registry's listing, whatever it holds
+    assert "did you mean mock.response_mode=stateful?" in message
 
 
 def test_unknown_hard_check_is_refused() -> None:

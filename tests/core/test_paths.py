@@ -8,13 +8,15 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from hydra import compose, initialize_config_module
 
 import skillbench
 from skillbench.benchmark.generator.generate import build_benchmark
 from skillbench.benchmark.lint import LintReport, _check_paths
+from skillbench.config import validate_config
 from skillbench.config.schema import PassRuleConfig
 from skillbench.core import paths
-from skillbench.core.records import SCENARIO_PATHS, ExpectedOutcome
+from skillbench.core.records import OUTCOMES, SCENARIO_PATHS, ExpectedOutcome
 from tests.evaluation.test_rules import UPDATE, VERIFY, call, checks, rollout
 from tests.support.toy_domain import make_scenario
 
@@ -26,6 +28,31 @@ def test_every_path_has_one_rule_and_every_expected_outcome_one_termination() ->
     assert set(paths.TERMINATION_OF) == set(paths.EXPECTED_OUTCOMES)
     assert len(set(paths.TERMINATION_OF.values())) == len(paths.TERMINATION_OF)  # each outcome shows differently
     assert PassRuleConfig(name="x").allowed_outcomes == list(paths.EXPECTED_OUTCOMES)
+
+
+def _presets() -> dict[str, PassRuleConfig]:
+    """Every shipped pass-rule preset as a run composes and validates it (Hydra, then the config schema)."""
+    names = sorted(path.stem for path in (PACKAGE / "conf" / "pass_rule").glob("*.yaml"))
+    with initialize_config_module(version_base="1.3", config_module="skillbench.conf"):
+        return {name: validate_config(compose("config", overrides=[f"pass_rule={name}"])).pass_rule for name in names}
+
+
+def test_the_shipped_presets_take_their_outcomes_from_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``allowed_outcomes: [expected]`` in the presets is core/paths.py's list, read when a config is validated: an
+    outcome added there (or dropped) reaches every preset with no edit of theirs; lenient states only its addition."""
+    extra = {"lenient": ["partial"]}
+    shipped = _presets()
+    assert {"paper", "strict", "state_strict", "lenient"} <= set(shipped)
+    for name, rule in shipped.items():
+        assert set(rule.allowed_outcomes) == {*paths.EXPECTED_OUTCOMES, *extra.get(name, [])}, name
+        assert rule.name == name  # not labelled as changed from its own preset
+    monkeypatch.setattr(paths, "EXPECTED_OUTCOMES", ("success", "appropriately_transferred"))
+    for name, rule in _presets().items():
+        assert rule.allowed_outcomes == [o for o in OUTCOMES if o in {"success", "appropriately_transferred",
+                                                                       *extra.get(name, [])}], name
+    assert PassRuleConfig(name="x").allowed_outcomes == ["success", "appropriately_transferred"]
+    preset_text = "".join(path.read_text() for path in (PACKAGE / "conf" / "pass_rule").glob("*.yaml"))
+    assert "appropriately_out_of_scope" not in preset_text  # no preset copies the owner's list
 
 
 def _lint_paths(**overrides: object) -> list[str]:

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from skillbench.mining.cli import load_config
+from skillbench.mining.config import load_config
 from skillbench.mining.pipeline import MiningRun
 from tests.mining.conftest import assert_no_planted, lint_and_run, overrides
 from tests.support.nonempty import nonempty

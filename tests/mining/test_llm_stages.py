@@ -17,7 +17,7 @@ from skillbench.benchmark.lint import lint_benchmark
 from skillbench.benchmark.loader import load_benchmark
 from skillbench.cli import main as cli_main
 from skillbench.core.errors import ConfigError
-from skillbench.mining.cli import load_config
+from skillbench.mining.config import load_config
 from skillbench.mining.pipeline import MiningRun
 from tests.mining.conftest import FLOWS, assert_no_planted, overrides
 from tests.support.nonempty import nonempty

@@ -11,7 +11,8 @@ from skillbench.benchmark.lint import lint_benchmark
 from skillbench.benchmark.loader import load_benchmark
 from skillbench.cli import main as cli_main
 from skillbench.core.errors import ConfigError
-from skillbench.mining.cli import load_config, mine_main
+from skillbench.mining.cli import mine_main
+from skillbench.mining.config import load_config
 from skillbench.mining.pipeline import MiningError, MiningRun, read_summary
 from tests.mining.conftest import assert_no_planted, lint_and_run, overrides
 from tests.support.nonempty import nonempty

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from skillbench.mining.cli import load_config
+from skillbench.mining.config import load_config
 from skillbench.mining.pipeline import MiningRun
 from tests.conftest import SHARED_DATA
 from tests.support.openai_stub import stub_server, text_reply

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
-from hydra import compose, initialize_config_module
+from hydra import compose, initialize_config_dir, initialize_config_module
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import open_dict
 
+import skillbench.conf
 from skillbench.config import validate_config
 from skillbench.plan.sweep import _body, _choices, compose_jobs
 
@@ -77,3 +80,25 @@ def test_the_sweeper_composes_only_the_jobs_the_preflight_did_not(monkeypatch: p
         composed_by_hydra.clear()
         sweeper.validate_batch_is_legal(batch)
         assert composed_by_hydra == batch
+
+
+def test_an_option_with_a_defaults_list_of_its_own_is_composed_by_hydra(tmp_path: Path) -> None:
+    """An option that extends another (``defaults: [sim_careful, _self_]``) is never swapped in: only Hydra applies
+    its defaults list. Hydra's repository hands the option over with that list already taken out of its body, so
+    the swap once merged the bare body (no model) where Hydra composes sim_careful's fields under the new name."""
+    conf = tmp_path / "conf"
+    shutil.copytree(Path(skillbench.conf.__file__).parent, conf, ignore=shutil.ignore_patterns("__pycache__"))
+    (conf / "agent" / "sim_twin.yaml").write_text("defaults:\n  - sim_careful\n  - _self_\nname: sim_twin\n")
+    with initialize_config_dir(version_base="1.3", config_dir=str(conf)):
+        master = compose("config", return_hydra_config=True)
+        with open_dict(master):
+            master.hydra.mode = "MULTIRUN"
+            master.hydra.sweeper.params = {"agent": "sim_careful,sim_twin"}
+        loader = GlobalHydra.instance().config_loader()
+        jobs = compose_jobs(master)
+        assert [job.problem for job in jobs] == [None, None]
+        for job in jobs:
+            hydra_own = loader.load_sweep_config(master, job.overrides)
+            assert validate_config(job.cfg, job.choices) == validate_config(_body(hydra_own), _choices(hydra_own))
+        careful, twin = (validate_config(job.cfg, job.choices).agent for job in jobs)
+        assert twin.name == "sim_twin" and twin.model == careful.model

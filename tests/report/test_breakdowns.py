@@ -12,7 +12,7 @@ import pytest
 
 from skillbench.engine.results import ResultRow
 from skillbench.report import make_report
-from skillbench.report.breakdowns import worse_p, worse_p_many
+from skillbench.report.figures.groups import worse_p, worse_p_many
 from skillbench.report.stats import holm
 
 from .conftest import PATHS, write_sweep

@@ -11,7 +11,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from skillbench.engine.results import SUMMARY_FILE, JobSummary, ResultRow
-from skillbench.report import build_report, load_jobs, load_results
+from skillbench.report import build_report, diff_runs, load_jobs, load_results
 from skillbench.report.frame import COLUMNS, jobs_frame
 from tests.support.nonempty import nonempty
 
@@ -228,6 +228,25 @@ def test_differing_settings_get_separate_labels(tmp_path: Path) -> None:
     )
     report, _ = build_report(load_jobs([paper, other]), draws=50)
     assert "sim_careful · pass_rule=paper(min_guardrail_compliance=5)" in report.agents
+
+
+def test_an_agent_program_is_labelled_by_what_differs_not_by_settings_both_hold(tmp_path: Path) -> None:
+    """A plain agent and the same agent run as a program both hold ``models: {}``: the labels and `diff` name the program and its
+    source hash, never ``models`` (a plain agent's identity leaves the program fields out; its config holds them)."""
+    plain = write_sweep(tmp_path, agents=["sim_careful"], judges=["sim_balanced"], scenarios=3, stamp="p")
+    programmed = write_sweep(tmp_path, agents=["sim_careful"], judges=["sim_balanced"], scenarios=3, stamp="q")
+    [job] = [folder for folder in programmed.iterdir() if folder.is_dir()]
+    config = json.loads((job / "config.json").read_text())
+    assert config["agent"]["models"] == {}
+    config["agent"].update(program={"_target_": "myagents.NoRepeatRefused"}, program_source="sha256:6936")
+    (job / "config.json").write_text(json.dumps(config))
+    report, _ = build_report(load_jobs([plain, programmed]), draws=20)
+    assert sorted(report.agents) == [
+        "sim_careful(program=null,program_source=null)",
+        'sim_careful(program={"_target_": "myagents.NoRepeatRefused"},program_source="sha256:6936")',
+    ]
+    [agent] = [change for change in diff_runs(plain, programmed).config_changes if change.group == "agent"]
+    assert sorted(agent.fields) == ["sim_careful.program", "sim_careful.program_source"]  # `diff` says the same
 
 
 def test_single_judge_and_zero_variance_judges(tmp_path: Path) -> None:

@@ -36,9 +36,9 @@ def _pairs(spec: str) -> dict[str, str]:
 def effect(defn: EffectDef) -> ToolEffect:
     """The notation's effect as the mock's record: ``match``/``set`` strings become field → argument maps."""
     returns = defn.returns if defn.returns is not None else ("customer_id full_name" if defn.kind == "verify" else "")
-    constants = {"result": defn.const} if defn.kind == "action" else {"set_const": defn.const}
     return ToolEffect(operation=defn.kind, collection=defn.collection, match=_pairs(defn.match), set=_pairs(defn.set),
-                      id_field=defn.id_field, id_prefix=defn.prefix or "ID", returns=returns.split(), **constants)
+                      set_const=defn.set_const, id_field=defn.id_field, id_prefix=defn.prefix or "ID",
+                      returns=returns.split(), result=defn.result)
 
 
 def tool_spec(defn: ToolDef, args: Mapping[str, dict[str, Any]]) -> ToolSpec:

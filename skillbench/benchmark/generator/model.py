@@ -65,14 +65,25 @@ class EffectDef(Template):
     collection: str | None = Field(None, description="Environment collection read or written (action: optional).")
     match: str = Field("", description='Record field = argument pairs the record must equal, e.g. "account_id payee_name=cancel_payee".')
     set: str = Field("", description="create/update: record field = argument pairs written.")
-    const: dict[str, Any] = Field(
-        default_factory=dict, description="create/update: constant fields written; action: constant fields of the result."
+    set_const: dict[str, Any] = Field(
+        default_factory=dict, description="create/update: record field → constant written (the ToolEffect's set_const)."
+    )
+    result: dict[str, Any] = Field(
+        default_factory=dict, description="action: constant fields of the result (the ToolEffect's result)."
     )
     id_field: str | None = Field(None, description="create: the generated id field.")
     prefix: str | None = Field(None, description="create: prefix of generated ids, e.g. RFD.")
     returns: str | None = Field(
         None, description='verify/action: record fields echoed in the result (verify default: "customer_id full_name").'
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_spelling(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "const" in data:  # the notation's old name, read as two things by kind
+            raise ValueError("'const' is now spelled as in the benchmark format: set_const (create/update: fields "
+                             "written) or result (action: fields returned). Fix: rename the key")
+        return data
 
     @model_validator(mode="after")
     def _fits_kind(self) -> EffectDef:
@@ -81,6 +92,12 @@ class EffectDef(Template):
         missing = [name for name in needs.get(self.kind, ()) if not getattr(self, name)]
         if missing:
             raise ValueError(f"a {self.kind} effect needs {' and '.join(missing)}")
+        if self.set_const and self.kind not in ("create", "update"):
+            raise ValueError(f"set_const (fields written) belongs to create and update effects, not to {self.kind}: "
+                             "an action returns its constants in result")
+        if self.result and self.kind != "action":
+            raise ValueError(f"result (constant fields returned) belongs to action effects, not to {self.kind}: "
+                             "create and update write theirs with set_const")
         return self
 
 

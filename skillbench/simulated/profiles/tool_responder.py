@@ -9,16 +9,14 @@ from __future__ import annotations
 import json
 
 from skillbench.benchmark.schema import ToolEffect
+from skillbench.benchmark.state import EnvironmentState
+from skillbench.core.errors import ToolError
+from skillbench.prompts.tool_result import parse_tool_call_message
 from skillbench.simulated.base import SIM_MODELS, SimReply, SimRequest
 
 
 @SIM_MODELS.register("tool-responder")
 def tool_responder(request: SimRequest) -> SimReply:
-    # Imported here: profiles load with litellm and must not depend on the tools or prompts packages at import.
-    from skillbench.benchmark.state import EnvironmentState
-    from skillbench.core.errors import ToolError
-    from skillbench.prompts.tool_result import parse_tool_call_message
-
     last = next((m for m in reversed(request.messages) if m.get("role") == "user"), None)
     try:
         call = parse_tool_call_message(str((last or {}).get("content") or ""))

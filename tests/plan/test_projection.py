@@ -1,5 +1,6 @@
-"""benchmarks/grid_projection.py's model: a CPU measure of 0 (a busy machine) never divides by zero, and an
-endpoint's rate limit, shared by the jobs that call it, lengthens the projection."""
+"""The sweep-time model (skillbench/plan/projection.py, which benchmarks/grid_projection.py runs): a CPU measure of 0
+(a busy machine) never divides by zero, and an endpoint's rate limit, shared by the jobs that call it, lengthens the
+projection."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import itertools
 
 import pytest
 
-from benchmarks.grid_projection import Costs, JobShape, fair_shares, rate_limit_bound, simulate
+from skillbench.plan.projection import Costs, JobShape, fair_shares, rate_limit_bound, simulate
 
 
 def _job(agent: str) -> JobShape:
