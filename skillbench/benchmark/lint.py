@@ -20,10 +20,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from skillbench.benchmark.gold import describe_action, match_gold_actions, state_differences
-from skillbench.benchmark.integrity import dangling_references, schema_problem
+from skillbench.benchmark.integrity import dangling_references, reference_problems, schema_problem
 from skillbench.benchmark.loader import (
     check_typed_state,
     gold_basis,
+    known_collections,
     parse_file,
     python_files,
     read_yaml,
@@ -360,6 +361,46 @@ def _check_gold(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], wh
     report.add(where, f"gold actions and the reference conversation diverge: {named} ({'; '.join(differences[:2])})")
 
 
+def _check_waivers(manifest: BenchmarkManifest, report: LintReport) -> None:
+    report.waivers = dict(manifest.lint_waivers)
+    for rule, reason in manifest.lint_waivers.items():
+        if rule not in CONVENTIONS:
+            report.add("benchmark.yaml", f"lint_waivers: {rule!r} is not a convention rule; waivable: {', '.join(CONVENTIONS)}")
+        elif not reason.strip():
+            report.add("benchmark.yaml", f"lint_waivers: {rule!r} gives no reason; say why it does not apply")
+
+
+def _checked_references(manifest: BenchmarkManifest | None, files: list[tuple[Path, ScenarioFile, Skill]],
+                        tools: dict[str, ToolSpec], report: LintReport) -> dict[str, str]:
+    """The manifest's references after reporting the ones that name nothing (those are left out of the
+    scenarios' dangling-reference checks, which they would only flood)."""
+    if manifest is None:
+        return {}
+    states = [scenario.initial_state for _, file, _ in files for scenario in file.scenarios]
+    problems = reference_problems(manifest.references, states, known_collections(tools.values(), report.typed))
+    for entry, problem in problems:
+        report.add("benchmark.yaml", f"references.{entry}: {problem}")
+    wrong = {entry for entry, _ in problems}
+    return {source: target for source, target in manifest.references.items() if source not in wrong}
+
+
+def _scenario_files(root: Path, skills: dict[str, Skill], report: LintReport) -> list[tuple[Path, ScenarioFile, Skill]]:
+    files: list[tuple[Path, ScenarioFile, Skill]] = []
+    for path in yaml_files(root / "scenarios"):
+        rel = _rel(path, root)
+        scenario_file = _load(ScenarioFile, path, report)
+        if scenario_file is None:
+            continue
+        skill = skills.get(scenario_file.skill_id)
+        if skill is None:
+            report.add(rel, f"skill_id {scenario_file.skill_id!r} has no file in skills/")
+            continue
+        if path.stem != skill.id:
+            report.add(rel, f"scenarios of {skill.id!r} should be in scenarios/{skill.id}.yaml", rule="file_layout")
+        files.append((path, scenario_file, skill))
+    return files
+
+
 def lint_benchmark(source: str | Path) -> LintReport:
     """Check a benchmark folder (a packaged name or a path); never raises for data problems."""
     root = resolve_source(str(source))
@@ -373,12 +414,7 @@ def lint_benchmark(source: str | Path) -> LintReport:
     industries = {i.id for i in manifest.industries} if manifest else set()
     report.name = manifest.name if manifest else root.name
     if manifest is not None:
-        report.waivers = dict(manifest.lint_waivers)
-        for rule, reason in manifest.lint_waivers.items():
-            if rule not in CONVENTIONS:
-                report.add("benchmark.yaml", f"lint_waivers: {rule!r} is not a convention rule; waivable: {', '.join(CONVENTIONS)}")
-            elif not reason.strip():
-                report.add("benchmark.yaml", f"lint_waivers: {rule!r} gives no reason; say why it does not apply")
+        _check_waivers(manifest, report)
 
     tools = _catalogue(root, report)
     skills: dict[str, Skill] = {}
@@ -395,24 +431,14 @@ def lint_benchmark(source: str | Path) -> LintReport:
         skills[skill.id] = skill
         _check_skill(skill, rel, tools, industries, report)
 
+    files = _scenario_files(root, skills, report)
+    references = _checked_references(manifest, files, tools, report)
     seen_ids: set[str] = set()
     content: dict[str, str] = {}
     coverage: dict[str, set[str]] = defaultdict(set)
-    scenarios = 0
-    for path in yaml_files(root / "scenarios"):
-        rel = _rel(path, root)
-        scenario_file = _load(ScenarioFile, path, report)
-        if scenario_file is None:
-            continue
-        skill = skills.get(scenario_file.skill_id)
-        if skill is None:
-            report.add(rel, f"skill_id {scenario_file.skill_id!r} has no file in skills/")
-            continue
-        if path.stem != skill.id:
-            report.add(rel, f"scenarios of {skill.id!r} should be in scenarios/{skill.id}.yaml", rule="file_layout")
+    for path, scenario_file, skill in files:
         for scenario in scenario_file.scenarios:
-            scenarios += 1
-            where = f"{rel}: scenario {scenario.id}"
+            where = f"{_rel(path, root)}: scenario {scenario.id}"
             if scenario.skill_id != skill.id:
                 report.add(where, f"skill_id {scenario.skill_id!r} differs from the file's {skill.id!r}")
                 continue
@@ -426,9 +452,10 @@ def lint_benchmark(source: str | Path) -> LintReport:
                 content[key] = scenario.id
             _check_tools(scenario, skill, tools, where, report)
             _check_paths(scenario, where, report)
-            trace = _check_state(scenario, skill, tools, where, report, manifest.references if manifest else None)
+            trace = _check_state(scenario, skill, tools, where, report, references)
             _check_gold(scenario, skill, tools, where, report, manifest, trace)
             coverage[skill.industry].add(scenario.path)
+    scenarios = sum(len(file.scenarios) for _, file, _ in files)
     if scenarios == 0:
         report.add("scenarios/", "no scenarios found")
     for industry in sorted(industries or coverage):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -11,7 +12,7 @@ import yaml
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
-from skillbench.benchmark.integrity import dangling_references, schema_problem
+from skillbench.benchmark.integrity import dangling_references, reference_problems, schema_problem
 from skillbench.benchmark.schema import (
     BenchmarkManifest,
     GoldBasis,
@@ -298,13 +299,17 @@ def _check_skill_tools(skill: Skill, tools: dict[str, ToolSpec], path: Path) -> 
 def _read_scenarios(reading: _Reading, manifest: BenchmarkManifest, tools: dict[str, ToolSpec],
                     skills: dict[str, Skill]) -> list[Scenario]:
     """``scenarios/*.yaml``: each file of one skill, each scenario checked against it and the catalogue."""
-    scenarios: list[Scenario] = []
-    seen: set[str] = set()
+    read: list[tuple[Path, ScenarioFile, Skill]] = []
     for path in yaml_files(reading.root / "scenarios"):
         scenario_file = parse_file(ScenarioFile, read_yaml(path, reading.texts), path)
         skill = skills.get(scenario_file.skill_id)
         if skill is None:
             raise BenchmarkDataError(f"{path}: field 'skill_id': no skill {scenario_file.skill_id!r} in skills/.")
+        read.append((path, scenario_file, skill))
+    _check_references(reading, manifest, tools, [s for _, file, _ in read for s in file.scenarios])
+    scenarios: list[Scenario] = []
+    seen: set[str] = set()
+    for path, scenario_file, skill in read:
         for index, scenario in enumerate(scenario_file.scenarios):
             _check_scenario(reading, scenario, index, path, skill, seen, manifest, tools)
             seen.add(scenario.id)
@@ -315,6 +320,23 @@ def _read_scenarios(reading: _Reading, manifest: BenchmarkManifest, tools: dict[
             f"{reading.root}: no scenarios found under scenarios/. Fix: add at least one scenario file."
         )
     return scenarios
+
+
+def known_collections(tools: Iterable[ToolSpec], typed: Iterable[str]) -> set[str]:
+    """Collections the catalogue names (what tools read and write) or a ``tools/*.py`` types."""
+    named = {name for tool in tools for name in (*tool.reads, *tool.writes, tool.effect.collection) if name}
+    return named | set(typed)
+
+
+def _check_references(reading: _Reading, manifest: BenchmarkManifest, tools: dict[str, ToolSpec],
+                      scenarios: list[Scenario]) -> None:
+    """The manifest's ``references`` name collections and fields the data has (else the check is silently off)."""
+    problems = reference_problems(manifest.references, [s.initial_state for s in scenarios],
+                                  known_collections(tools.values(), reading.typed))
+    if problems:
+        entry, problem = problems[0]
+        more = f" [and {len(problems) - 1} more problem(s)]" if len(problems) > 1 else ""
+        raise BenchmarkDataError(f"{reading.manifest_path}: field 'references.{entry}': {problem}.{more}")
 
 
 def _check_scenario(reading: _Reading, scenario: Scenario, index: int, path: Path, skill: Skill, seen: set[str],
