@@ -108,4 +108,4 @@ def match_gold_actions(gold: Sequence[GoldAction], calls: Iterable[tuple[str, Ma
 
 def describe_action(action: GoldAction) -> str:
     args = ", ".join(f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in action.arguments.items())
-    return f"{action.tool}({args})"
+    return f"{action.tool}({args})" + (f" [refused: {action.refused}]" if action.refused else "")

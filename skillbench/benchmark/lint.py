@@ -10,6 +10,7 @@ step asks for or from a field of a record an earlier tool returned.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections import defaultdict
 from collections.abc import Iterable
@@ -31,7 +32,7 @@ from skillbench.benchmark.loader import (
     resolve_source,
     yaml_files,
 )
-from skillbench.benchmark.reference import Hints, Trace, holds, run_reference
+from skillbench.benchmark.reference import NEW_VALUE_OWN_NAME, Hints, Trace, holds, run_reference
 from skillbench.benchmark.schema import (
     BenchmarkManifest,
     Scenario,
@@ -58,7 +59,13 @@ CONVENTIONS: dict[str, str] = {
     "path_conventions": "each scenario path carries what the generator's paths carry (outcome, Say line, forbidden tools)",
     "every_path_per_industry": "every industry has a scenario of every path",
     "distinct_scenarios": "no two scenarios have the same content under different ids",
+    NEW_VALUE_OWN_NAME: (
+        "a collected fact named like a field of an earlier result is a choice among its values; a new value has its "
+        "own name ('new_cabin'). Waivable for one argument ('new_value_own_name:cabin') or one tool's "
+        "('new_value_own_name:desk.change_cabin.cabin') where an API updates a field under its own name"
+    ),
 }
+SCOPED = frozenset({NEW_VALUE_OWN_NAME})  # conventions a waiver may narrow to '<rule>:<argument>' or '<rule>:<tool>.<argument>'
 
 
 @dataclass(frozen=True)
@@ -77,13 +84,15 @@ class LintReport:
     name: str = "?"
     problems: list[Problem] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
-    waivers: dict[str, str] = field(default_factory=dict)  # rule → reason, from the manifest
-    waived: dict[str, int] = field(default_factory=dict)  # rule → problems it silenced
+    waivers: dict[str, str] = field(default_factory=dict)  # rule (or 'rule:scope') → reason, from the manifest
+    waived: dict[str, int] = field(default_factory=dict)  # waiver → problems it silenced
     typed: dict[str, tuple[type[BaseModel], Path]] = field(default_factory=dict)  # COLLECTIONS of tools/*.py
 
-    def add(self, where: str, message: str, rule: str | None = None) -> None:
-        if rule is not None and rule in self.waivers:
-            self.waived[rule] = self.waived.get(rule, 0) + 1
+    def add(self, where: str, message: str, rule: str | None = None, scopes: Iterable[str] = ()) -> None:
+        waiver = None if rule is None else next(
+            (key for key in (rule, *(f"{rule}:{scope}" for scope in scopes)) if key in self.waivers), None)
+        if waiver is not None:
+            self.waived[waiver] = self.waived.get(waiver, 0) + 1
             return
         self.problems.append(Problem(where, message, rule))
 
@@ -294,12 +303,16 @@ def _check_state(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], w
         kwargs["stop_before"] = stop
     elif not completing:
         kwargs["until_last_of"] = set(scenario.required_tools)
+    refusals = [(action.tool, action.arguments, action.refused) for action in scenario.gold_actions or [] if action.refused]
     trace = run_reference(
         skill, tools, user_facts=scenario.user_facts, withheld=scenario.withheld_facts,
-        initial_state=state, hints=_hints(scenario), requests=[r.facts for r in scenario.requests], **kwargs,
+        initial_state=state, hints=_hints(scenario), requests=[r.facts for r in scenario.requests],
+        expected_refusals=refusals, **kwargs,
     )
     for problem in trace.problems:
         report.add(where, f"state reference: {problem}")
+    for convention in trace.conventions:
+        report.add(where, f"state reference: {convention.message}", rule=convention.rule, scopes=convention.scopes)
     reached = {name for name, _ in trace.calls} | ({trace.stopped_at} if trace.stopped_at else set())
     has_verify = any(s.kind == "verify" and s.tools for s in skill.steps)
     if rule.verification_fails and has_verify and trace.verified is not False:
@@ -361,13 +374,34 @@ def _check_gold(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], wh
     report.add(where, f"gold actions and the reference conversation diverge: {named} ({'; '.join(differences[:2])})")
 
 
-def _check_waivers(manifest: BenchmarkManifest, report: LintReport) -> None:
+def _check_waivers(manifest: BenchmarkManifest, tools: dict[str, ToolSpec], report: LintReport) -> None:
     report.waivers = dict(manifest.lint_waivers)
-    for rule, reason in manifest.lint_waivers.items():
+    for waiver, reason in manifest.lint_waivers.items():
+        rule, _, scope = waiver.partition(":")
         if rule not in CONVENTIONS:
             report.add("benchmark.yaml", f"lint_waivers: {rule!r} is not a convention rule; waivable: {', '.join(CONVENTIONS)}")
+        elif scope and rule not in SCOPED:
+            report.add("benchmark.yaml", f"lint_waivers: {waiver!r}: {rule} applies to the whole benchmark; "
+                                         f"waive it as {rule!r} (scoped waivers: {', '.join(sorted(SCOPED))})")
+        elif scope and (problem := _scope_problem(scope, tools)):
+            report.add("benchmark.yaml", f"lint_waivers: {waiver!r}: {problem}")
         elif not reason.strip():
-            report.add("benchmark.yaml", f"lint_waivers: {rule!r} gives no reason; say why it does not apply")
+            report.add("benchmark.yaml", f"lint_waivers: {waiver!r} gives no reason; say why it does not apply")
+
+
+def _scope_problem(scope: str, tools: dict[str, ToolSpec]) -> str | None:
+    """What a waiver's '<argument>' or '<tool>.<argument>' names that the catalogue does not have, with the nearest."""
+    tool_name, _, argument = scope.rpartition(".")
+    if tool_name and tool_name not in tools:
+        close = difflib.get_close_matches(tool_name, tools, n=1)
+        return f"no tool {tool_name!r} in the catalogue" + (f"; did you mean {close[0]!r}?" if close else "")
+    arguments = (set(tools[tool_name].input_schema.get("properties", {})) if tool_name
+                 else {name for tool in tools.values() for name in tool.input_schema.get("properties", {})})
+    if argument not in arguments:
+        close = difflib.get_close_matches(argument, arguments, n=1)
+        owner = tool_name or "any tool"
+        return f"{owner} takes no argument {argument!r}" + (f"; did you mean {close[0]!r}?" if close else "")
+    return None
 
 
 def _checked_references(manifest: BenchmarkManifest | None, files: list[tuple[Path, ScenarioFile, Skill]],
@@ -413,10 +447,9 @@ def lint_benchmark(source: str | Path) -> LintReport:
         report.add("benchmark.yaml", "is missing; add a manifest with name and industries")
     industries = {i.id for i in manifest.industries} if manifest else set()
     report.name = manifest.name if manifest else root.name
-    if manifest is not None:
-        _check_waivers(manifest, report)
-
     tools = _catalogue(root, report)
+    if manifest is not None:
+        _check_waivers(manifest, tools, report)
     skills: dict[str, Skill] = {}
     for path in yaml_files(root / "skills"):
         rel = _rel(path, root)

@@ -162,7 +162,8 @@ def gold_basis(scenario: Scenario, tools: dict[str, ToolSpec], manifest: Benchma
                 f"Fix: correct the argument."
             )
     try:
-        expected = replay_actions(scenario.initial_state, tools, [(a.tool, a.arguments) for a in actions])
+        expected = replay_actions(scenario.initial_state, tools, [(a.tool, a.arguments) for a in actions],
+                                  refused=[a.refused for a in actions])
     except ToolError as exc:
         raise BenchmarkDataError(
             f"{where}.gold_actions': {exc.message} on initial_state. Fix: correct the gold action or the state."

@@ -15,8 +15,12 @@ import yaml
 
 from skillbench.benchmark import PACKAGED_DIR, load_benchmark
 from skillbench.benchmark.integrity import FieldPath, dangling_references
-from skillbench.benchmark.lint import lint_benchmark
+from skillbench.benchmark.lint import LintReport, _check_state, format_report, lint_benchmark
 from skillbench.core.errors import BenchmarkDataError
+from skillbench.core.records import Rollout, ToolCallRecord
+from skillbench.evaluation.checks import run_rule_checks
+from skillbench.prompts import render_agent_prompt
+from skillbench.prompts.agent import parse_agent_prompt
 
 
 def _copy(tmp_path: Path, name: str = "toolshed") -> Path:
@@ -123,3 +127,213 @@ def test_field_paths_walk_mappings_and_lists_of_records() -> None:
     for bad in ("orders", "orders..x", "orders.items[]", "orders.it-ems"):
         with pytest.raises(ValueError):
             FieldPath.parse(bad)
+
+
+# -- 1. a collect step offering either-or fact sets; 2. a way chosen by the request or by a record's state -----
+
+
+def _reference_calls(benchmark_name: str | Path, scenario_id: str) -> list[str]:
+    benchmark = load_benchmark(benchmark_name)
+    scenario = next(s for s in benchmark.scenarios if s.id == scenario_id)
+    report = LintReport(root=benchmark.root)
+    trace = _check_state(scenario, benchmark.skill_of(scenario), benchmark.tools, scenario.id, report)
+    assert trace is not None and report.problems == [], report.problems
+    return [name for name, _ in trace.calls]
+
+
+def test_the_example_domain_with_every_new_feature_loads_and_lints_clean() -> None:
+    report = lint_benchmark("photolab")
+    assert report.problems == [], report.problems
+    assert report.waived == {"every_path_per_industry": 1}
+    benchmark = load_benchmark("photolab")
+    assert len(benchmark.scenarios) == 10 and benchmark.manifest.references["orders.prints[].photo_id"] == "photos.photo_id"
+
+
+def test_a_collect_step_offers_either_or_fact_sets_and_the_request_chooses() -> None:
+    benchmark = load_benchmark("photolab")
+    skill = benchmark.skills["photolab_order_help"]
+    step = next(s for s in skill.steps if s.id == "what_is_needed")
+    assert [way.collects for way in step.ways()] == [["reason"], ["damaged_prints"]] and step.tools == []
+    assert _reference_calls("photolab", "pl-cancel-queued-01")[-1] == "lab.cancel_order"
+    assert _reference_calls("photolab", "pl-damage-shipped-01")[-1] == "lab.report_damage"
+    # Two requests in one call, each with its own facts: each takes its own way (two different tools).
+    assert _reference_calls("photolab", "pl-help-two-01") == [
+        "customers.verify_customer", "lab.find_order", "lab.cancel_order", "lab.find_order", "lab.report_damage"]
+    prompt = render_agent_prompt(skill)
+    assert "3. [collect] Ask why the customer wants to cancel, or which prints arrived damaged. (ask for: reason) (or ask for: damaged_prints)" in prompt
+    assert ("4. [act] Cancel the order for that reason, or open a damage claim for those prints. (either tools: lab.cancel_order; "
+            "ask for: reason) (or tools: lab.report_damage; ask for: damaged_prints)") in prompt
+    read = parse_agent_prompt(prompt).steps
+    assert read[2].ways() == [([], ["reason"]), ([], ["damaged_prints"])]
+    assert read[3].ways() == [(["lab.cancel_order"], ["reason"]), (["lab.report_damage"], ["damaged_prints"])]
+
+
+def test_a_way_is_chosen_by_the_records_state() -> None:
+    # The same arguments (customer, order, prints): the order's status alone tells the two tools apart.
+    assert _reference_calls("photolab", "pl-edit-queued-01")[-1] == "lab.edit_queued_order"
+    assert _reference_calls("photolab", "pl-reprint-printed-01")[-1] == "lab.reprint_order"
+    # A cancelled order: no way applies, nothing is called after the lookup.
+    assert _reference_calls("photolab", "pl-change-cancelled-01") == ["customers.verify_customer", "lab.find_order"]
+    prompt = render_agent_prompt(load_benchmark("photolab").skills["photolab_change_prints"])
+    assert ("(either tools: lab.edit_queued_order; when status is queued) "
+            "(or tools: lab.reprint_order; when status is printed or shipped)") in prompt
+    change = parse_agent_prompt(prompt).steps[3]
+    assert change.conditioned_ways() == [(["lab.edit_queued_order"], [], {"status": ["queued"]}),
+                                         (["lab.reprint_order"], [], {"status": ["printed", "shipped"]})]
+
+
+def test_a_changed_status_changes_the_way_and_lint_says_the_scenario_no_longer_fits(tmp_path: Path) -> None:
+    root = _copy(tmp_path, "photolab")
+    def printed(data: Any) -> None:
+        order = data["scenarios"][0]["initial_state"]["orders"][0]
+        order.update(status="printed", printed_on="2026-12-01")
+    _edit_yaml(root / "scenarios" / "photolab_change_prints.yaml", printed)
+    assert _lint_lines(root) == [
+        "scenarios/photolab_change_prints.yaml: scenario pl-edit-queued-01: required tool lab.edit_queued_order is never "
+        "reached by the workflow with this scenario's facts",
+        "scenarios/photolab_change_prints.yaml: scenario pl-edit-queued-01: action 1 (lab.edit_queued_order): Order "
+        "PO-5001 is printed; only a queued order can be edited. on initial_state. Fix: correct the gold action or the state.",
+    ]
+
+
+def test_a_condition_on_a_field_no_tool_returns_is_named_by_lint(tmp_path: Path) -> None:
+    root = _copy(tmp_path, "photolab")
+    _edit_yaml(root / "skills" / "photolab_change_prints.yaml",
+               lambda data: data["steps"][3]["alternatives"][0].__setitem__("when", {"stauts": "queued"}))
+    lines = _lint_lines(root)
+    assert any("step 'change': the way with tools ['lab.edit_queued_order'] applies when 'stauts' is 'queued', but no "
+               "earlier tool returns a field 'stauts'" in line for line in lines), lines
+
+
+@pytest.mark.parametrize(("way", "expected"), [
+    ({"collects": []}, "an alternative needs tools or facts to collect"),
+    ({"tools": ["lab.reprint_order"], "when": {"status": "printed, shipped"}}, "cannot be empty or hold ','"),
+    ({"tools": ["lab.reprint_order"], "when": {"Status": "printed"}}, "is not a record field name"),
+])
+def test_a_way_that_cannot_be_followed_or_shown_is_refused_at_load(tmp_path: Path, way: dict, expected: str) -> None:
+    root = _copy(tmp_path, "photolab")
+    _edit_yaml(root / "skills" / "photolab_change_prints.yaml", lambda data: data["steps"][3]["alternatives"].append(way))
+    message = _load_error(root)
+    assert "photolab_change_prints.yaml: field 'steps.3.alternatives.2" in message and expected in message, message
+
+
+# -- 3. a field updated under its own name: the naming convention is waivable, for one argument or one tool's --
+
+
+def _desk(tmp_path: Path, waivers: dict[str, str] | None = None) -> Path:
+    """A minimal desk whose API updates a booking's cabin under its own name (as a ported airline API does)."""
+    root = tmp_path / "desk"
+    for folder in ("tools", "skills", "scenarios"):
+        (root / folder).mkdir(parents=True)
+    manifest: dict[str, Any] = {"name": "desk", "industries": [{"id": "travel", "name": "Travel"}],
+                                "lint_waivers": {"every_path_per_industry": "A two-scenario probe.", **(waivers or {})}}
+    string = {"type": "string"}
+    tools = {"server": "desk", "tools": [
+        {"name": "desk.verify", "description": "Verify by e-mail.", "reads": ["passengers"],
+         "input_schema": {"type": "object", "properties": {"email": string}, "required": ["email"]},
+         "effect": {"operation": "verify", "collection": "passengers", "match": {"email": "email"}, "returns": ["passenger_id"]}},
+        {"name": "desk.get_booking", "description": "A booking.", "reads": ["bookings"],
+         "input_schema": {"type": "object", "properties": {"booking_id": string}, "required": ["booking_id"]},
+         "effect": {"operation": "get", "collection": "bookings", "match": {"booking_id": "booking_id"}}},
+        {"name": "desk.change_cabin", "description": "Change the cabin.", "reads": ["bookings"], "writes": ["bookings"],
+         "input_schema": {"type": "object", "properties": {"booking_id": string, "cabin": {"type": "string", "enum": ["economy", "business"]}},
+                          "required": ["booking_id", "cabin"]},
+         "effect": {"operation": "update", "collection": "bookings", "match": {"booking_id": "booking_id"}, "set": {"cabin": "cabin"}}},
+    ]}
+    skill = {"id": "desk_cabin", "name": "Change cabin", "industry": "travel", "category": "bookings", "company": "Desk Air",
+             "capability": "Changes a booking's cabin.", "workflow": "Verify, find the booking, change its cabin.",
+             "steps": [{"id": "verify", "kind": "verify", "instruction": "Verify.", "tools": ["desk.verify"], "collects": ["email"]},
+                       {"id": "find", "kind": "lookup", "instruction": "Find it.", "tools": ["desk.get_booking"], "collects": ["booking_id"]},
+                       {"id": "which", "kind": "collect", "instruction": "Ask for the cabin.", "collects": ["cabin"]},
+                       {"id": "change", "kind": "act", "instruction": "Change it.", "tools": ["desk.change_cabin"]}],
+             "success_criteria": ["Changed."], "guardrails": ["Verify first."],
+             "tools": ["desk.verify", "desk.get_booking", "desk.change_cabin"], "in_scope": ["change cabin"]}
+    scenario = {"id": "dk-cabin-01", "skill_id": "desk_cabin", "path": "happy_path", "title": "Upgrade",
+                "objective": "I want to fly business.", "persona": {"id": "p", "label": "neutral"},
+                "user_facts": {"email": "a@example.org", "booking_id": "B-1", "cabin": "business"},
+                "initial_state": {"passengers": [{"passenger_id": "P-1", "email": "a@example.org"}],
+                                  "bookings": [{"booking_id": "B-1", "passenger_id": "P-1", "cabin": "economy"}]},
+                "gold_actions": [{"tool": "desk.change_cabin", "arguments": {"booking_id": "B-1", "cabin": "business"}}],
+                "required_tools": ["desk.verify", "desk.get_booking", "desk.change_cabin"],
+                "success_criteria": ["The cabin is business."]}
+    for relative, data in {"benchmark.yaml": manifest, "tools/desk.yaml": tools, "skills/desk_cabin.yaml": skill,
+                           "scenarios/desk_cabin.yaml": {"skill_id": "desk_cabin", "scenarios": [scenario]}}.items():
+        (root / relative).write_text(yaml.safe_dump(data, sort_keys=False))
+    return root
+
+
+def test_updating_a_field_under_its_own_name_is_a_waivable_convention(tmp_path: Path) -> None:
+    [line] = _lint_lines(_desk(tmp_path / "plain"))
+    assert line.startswith("scenarios/desk_cabin.yaml: scenario dk-cabin-01: state reference: desk.change_cabin (step "
+                           "'change'): argument 'cabin' is both the caller's fact and a field of earlier results with other "
+                           "values ['economy']; give the new value its own name (e.g. 'new_cabin'), or, where the API updates "
+                           "the field under its own name, waive it in benchmark.yaml: lint_waivers: "
+                           "{'new_value_own_name:desk.change_cabin.cabin': <why>}"), line
+    assert line.endswith("[rule new_value_own_name]")
+    why = "The ported API updates the cabin under its own name."
+    for waiver in ("new_value_own_name:desk.change_cabin.cabin", "new_value_own_name:cabin", "new_value_own_name"):
+        report = lint_benchmark(_desk(tmp_path / waiver.replace(":", "-"), {waiver: why}))
+        assert report.problems == [] and report.waived[waiver] == 1, (waiver, report.problems)
+        assert f"no problems; waived by benchmark.yaml: every_path_per_industry ×1, {waiver} ×1" in list(format_report(report))[-1]
+    assert load_benchmark(_desk(tmp_path / "loads")).scenarios[0].gold is not None  # the domain itself is sound
+
+
+@pytest.mark.parametrize(("waiver", "expected"), [
+    ("new_value_own_name:desk.change_cabn.cabin", "no tool 'desk.change_cabn' in the catalogue; did you mean 'desk.change_cabin'?"),
+    ("new_value_own_name:desk.change_cabin.cabn", "desk.change_cabin takes no argument 'cabn'; did you mean 'cabin'?"),
+    ("new_value_own_name:cabn", "any tool takes no argument 'cabn'; did you mean 'cabin'?"),
+    ("verify_step:desk.verify", "verify_step applies to the whole benchmark; waive it as 'verify_step'"),
+])
+def test_a_scoped_waiver_that_names_nothing_is_reported(tmp_path: Path, waiver: str, expected: str) -> None:
+    lines = _lint_lines(_desk(tmp_path, {waiver: "why"}))
+    assert any(line.startswith(f"benchmark.yaml: lint_waivers: {waiver!r}: {expected}") for line in lines), lines
+
+
+# -- 4. a gold action expected to be refused ------------------------------------------------------------------
+
+
+def test_a_gold_action_expected_to_be_refused_is_replayed_as_refused_and_changes_nothing() -> None:
+    benchmark = load_benchmark("photolab")
+    scenario = next(s for s in benchmark.scenarios if s.id == "pl-reprint-late-01")
+    assert scenario.gold_actions is not None and scenario.gold_actions[0].refused == "precondition"
+    assert scenario.gold is not None and scenario.gold.expected_state == scenario.initial_state
+    assert _reference_calls("photolab", "pl-reprint-late-01")[-1] == "lab.reprint_order"  # asked; refused as expected
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda s: s["initial_state"]["orders"][0].__setitem__("printed_on", "2026-11-30"),
+     "action 1 (lab.reprint_order) is expected to be refused (precondition) but succeeds on initial_state"),
+    (lambda s: s["gold_actions"][0].__setitem__("refused", "not_found"),
+     "action 1 (lab.reprint_order): Order PO-6001 was printed 46 days ago; free reprints are only made within 30 days. "
+     "(expected to be refused as not_found, not precondition) on initial_state"),
+    (lambda s: s["gold_actions"][0].__setitem__("refused", "rejected"), "gold_actions.0.refused': Input should be 'precondition' or 'not_found'"),
+])
+def test_a_gold_action_not_refused_as_declared_stops_the_load(tmp_path: Path, change: Callable[[Any], None], expected: str) -> None:
+    root = _copy(tmp_path, "photolab")
+    _edit_yaml(root / "scenarios" / "photolab_change_prints.yaml", lambda data: change(data["scenarios"][2]))
+    message = _load_error(root)
+    assert expected in message, message
+
+
+def test_gold_actions_performed_reads_an_expected_refusal() -> None:
+    benchmark = load_benchmark("photolab")
+    scenario = next(s for s in benchmark.scenarios if s.id == "pl-reprint-late-01")
+    action = scenario.gold_actions[0]
+
+    def checks(calls: list[ToolCallRecord]) -> dict[str, Any]:
+        rollout = Rollout.model_construct(key="k", scenario_id=scenario.id, skill_id=scenario.skill_id, messages=[], tool_calls=calls,
+                                          final_state=scenario.initial_state, termination="resolved", termination_detail="", turns=3)
+        return {c.name: c for c in run_rule_checks(rollout, scenario, benchmark.skill_of(scenario))}
+
+    refused = ToolCallRecord(turn=1, call_id="c1", name=action.tool, arguments=dict(action.arguments), offered=True,
+                             is_error=True, error_kind="precondition", result="Order PO-6001 was printed 46 days ago; ...")
+    asked = checks([refused])
+    assert asked["gold_actions_performed"].passed and asked["end_state_matches_gold"].passed
+    assert asked["gold_actions_performed"].detail == "0/0 performed; expected refusals: 1/1 asked and refused"
+    foreseen = checks([])  # a careful agent may foresee the refusal and not ask: the state is what the gold says
+    assert foreseen["gold_actions_performed"].passed
+    assert foreseen["gold_actions_performed"].detail == "0/0 performed; expected refusals: 0/1 asked and refused"
+    done = refused.model_copy(update={"is_error": False, "error_kind": None, "result": "{}"})
+    wrong = checks([done])["gold_actions_performed"]  # succeeded (on a state where it could): a wrong action
+    assert not wrong.passed and "succeeded though expected to be refused: lab.reprint_order(" in wrong.detail
+    assert wrong.detail.endswith("[refused: precondition]")
