@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,7 +21,13 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from skillbench.benchmark.gold import describe_action, match_gold_actions, state_differences
+from skillbench.benchmark.gold import (
+    describe_action,
+    match_gold_actions,
+    normalized,
+    record_differences,
+    state_differences,
+)
 from skillbench.benchmark.integrity import dangling_references, reference_problems, schema_problem
 from skillbench.benchmark.loader import (
     check_typed_state,
@@ -35,15 +42,18 @@ from skillbench.benchmark.loader import (
 from skillbench.benchmark.reference import NEW_VALUE_OWN_NAME, Hints, Trace, holds, run_reference
 from skillbench.benchmark.schema import (
     BenchmarkManifest,
+    GoldBasis,
     Scenario,
     ScenarioFile,
     Skill,
+    State,
     ToolServer,
     ToolSpec,
 )
+from skillbench.benchmark.state import replay_actions
 from skillbench.benchmark.tool_code import code_tool_specs, load_tool_module
 from skillbench.core import paths
-from skillbench.core.errors import BenchmarkDataError
+from skillbench.core.errors import BenchmarkCodeError, BenchmarkDataError, ToolError
 from skillbench.core.records import SCENARIO_PATHS
 
 M = TypeVar("M", bound=BaseModel)
@@ -270,6 +280,50 @@ def _hints(scenario: Scenario) -> Hints:
 def _check_state(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], where: str, report: LintReport,
                  references: dict[str, str] | None = None) -> Trace | None:
     """Check the scenario's state and run its reference conversation; returns the trace (None if not run)."""
+    _check_initial_state(scenario, skill, tools, where, report, references)
+    rule = paths.PATH_RULES[scenario.path]
+    if not rule.runs_reference:
+        return None
+    failures = paths.unrecoverable_tools(scenario.tool_failures)
+    completing = paths.completes_workflow(scenario.path, scenario.expected_outcome)
+    kwargs: dict[str, Any] = {"include": set(scenario.required_tools), "skip": set(scenario.forbidden_tools)}
+    if failures:
+        stop = next((n for s in skill.steps for n in s.all_tools() if n in failures), None)
+        kwargs["stop_before"] = stop
+    elif not completing:
+        kwargs["until_last_of"] = set(scenario.required_tools)
+    refusals = [(action.tool, action.arguments, action.refused) for action in scenario.gold_actions or [] if action.refused]
+    trace = run_reference(
+        skill, tools, user_facts=scenario.user_facts, withheld=scenario.withheld_facts,
+        initial_state=scenario.initial_state, hints=_hints(scenario), requests=[r.facts for r in scenario.requests],
+        expected_refusals=refusals, **kwargs,
+    )
+    for problem in trace.problems:
+        report.add(where, f"state reference: {problem}")
+    for convention in trace.conventions:
+        report.add(where, f"state reference: {convention.message}", rule=convention.rule, scopes=convention.scopes)
+    reached = {name for name, _ in trace.calls} | ({trace.stopped_at} if trace.stopped_at else set())
+    has_verify = any(s.kind == "verify" and s.tools for s in skill.steps)
+    if rule.verification_fails and has_verify and trace.verified is not False:
+        report.add(where, f"{scenario.path}: the caller's facts pass verification; they must not match the state")
+    elif completing and has_verify and trace.verified is False:
+        report.add(where, "the caller's facts fail verification, so the request cannot be completed" + _unicode_hint(scenario))
+    if trace.verified is not False:
+        for name in scenario.required_tools:
+            if name not in reached:
+                report.add(where, f"required tool {name} is never reached by the workflow with this scenario's facts")
+    final = trace.state if completing and not failures else scenario.initial_state
+    when = "after the reference conversation" if final is trace.state else "in initial_state (nothing may change)"
+    for index, target in enumerate(scenario.target_state):
+        if not holds(final, target):
+            report.add(where, f"target_state[{index}] ({target.collection} {target.match}) does not hold {when}; "
+                              f"the reference conversation wrote: {_writes(trace, tools)}")
+    return trace
+
+
+def _check_initial_state(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], where: str, report: LintReport,
+                         references: dict[str, str] | None) -> None:
+    """References, typed records, the collections required tools read, and the records targets name."""
     state = scenario.initial_state
     for dangling in dangling_references(state, references):
         report.add(where, f"'{dangling}")
@@ -285,51 +339,27 @@ def _check_state(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], w
         if tool.effect.collection and tool.effect.collection not in state:
             report.add(where, f"required tool {name} reads {tool.effect.collection!r}, which initial_state lacks")
     for index, target in enumerate(scenario.target_state):
-        label = f"target_state[{index}]"
         if target.absent:
             continue
         found = holds(state, target.model_copy(update={"expect": {}}))
         if not found and target.collection not in created:
-            report.add(where, f"{label}: no {target.collection!r} record in initial_state matches {target.match}")
+            report.add(where, f"target_state[{index}]: no {target.collection!r} record in initial_state matches {target.match}")
 
-    rule = paths.PATH_RULES[scenario.path]
-    if not rule.runs_reference:
-        return None
-    failures = paths.unrecoverable_tools(scenario.tool_failures)
-    completing = paths.completes_workflow(scenario.path, scenario.expected_outcome)
-    kwargs: dict[str, Any] = {"include": set(scenario.required_tools), "skip": set(scenario.forbidden_tools)}
-    if failures:
-        stop = next((n for s in skill.steps for n in s.all_tools() if n in failures), None)
-        kwargs["stop_before"] = stop
-    elif not completing:
-        kwargs["until_last_of"] = set(scenario.required_tools)
-    refusals = [(action.tool, action.arguments, action.refused) for action in scenario.gold_actions or [] if action.refused]
-    trace = run_reference(
-        skill, tools, user_facts=scenario.user_facts, withheld=scenario.withheld_facts,
-        initial_state=state, hints=_hints(scenario), requests=[r.facts for r in scenario.requests],
-        expected_refusals=refusals, **kwargs,
-    )
-    for problem in trace.problems:
-        report.add(where, f"state reference: {problem}")
-    for convention in trace.conventions:
-        report.add(where, f"state reference: {convention.message}", rule=convention.rule, scopes=convention.scopes)
-    reached = {name for name, _ in trace.calls} | ({trace.stopped_at} if trace.stopped_at else set())
-    has_verify = any(s.kind == "verify" and s.tools for s in skill.steps)
-    if rule.verification_fails and has_verify and trace.verified is not False:
-        report.add(where, f"{scenario.path}: the caller's facts pass verification; they must not match the state")
-    elif completing and has_verify and trace.verified is False:
-        report.add(where, "the caller's facts fail verification, so the request cannot be completed")
-    if trace.verified is not False:
-        for name in scenario.required_tools:
-            if name not in reached:
-                report.add(where, f"required tool {name} is never reached by the workflow with this scenario's facts")
-    final = trace.state if completing and not failures else state
-    when = "after the reference conversation" if final is trace.state else "in initial_state (nothing may change)"
-    for index, target in enumerate(scenario.target_state):
-        if not holds(final, target):
-            report.add(where, f"target_state[{index}] ({target.collection} {target.match}) does not hold {when}; "
-                              f"the reference conversation wrote: {_writes(trace, tools)}")
-    return trace
+
+def _unicode_hint(scenario: Scenario) -> str:
+    """Where a caller's fact and a value of the state print alike but differ in Unicode normalisation, say so."""
+    facts = {**scenario.user_facts, **{k: v for r in scenario.requests for k, v in r.facts.items()}}
+    stored = {value for records in scenario.initial_state.values() for record in records for value in record.values()
+              if isinstance(value, str)}
+    for name, fact in facts.items():
+        if not isinstance(fact, str):
+            continue
+        twin = next((value for value in stored if value != fact and
+                     unicodedata.normalize("NFC", value) == unicodedata.normalize("NFC", fact)), None)
+        if twin is not None:
+            return (f" (the caller's {name} {fact!a} and the state's {twin!a} differ only in Unicode normalisation: "
+                    f"write both the same way)")
+    return ""
 
 
 def _writes(trace: Trace, tools: dict[str, ToolSpec]) -> str:
@@ -359,19 +389,58 @@ def _check_gold(scenario: Scenario, skill: Skill, tools: dict[str, ToolSpec], wh
         return
     if trace is None or trace.stopped_at or trace.verified is False:
         return  # the reference conversation does not run to the end: nothing to compare
-    differences = state_differences(trace.state, basis.expected_state, basis.volatile)
+    differences = state_differences(trace.state, basis.expected_state, basis.volatile, comparison=basis.comparison)
     if not differences:
         return
     writes = [(name, args) for name, args in trace.calls
               if name in tools and tools[name].effect.operation not in {"lookup", "get", "verify"} and not _reads_only(tools[name])]
-    matched = match_gold_actions(scenario.gold_actions, writes)
+    matched = match_gold_actions(scenario.gold_actions, writes, basis.comparison)
     used = {hit for hit in matched if hit is not None}
     extra = [f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})" for i, (name, args) in enumerate(writes) if i not in used]
     missing = [describe_action(a) for a, hit in zip(scenario.gold_actions, matched, strict=True) if hit is None]
+    if not extra and not missing and (unstable := _unstable_fields(scenario, tools, basis, trace.state)):
+        fields = ", ".join(f"{collection}.{name}" for collection, names in unstable.items() for name in names)
+        declare = "{" + ", ".join(f"{collection}: [{', '.join(names)}]" for collection, names in unstable.items()) + "}"
+        report.add(where, f"{', '.join(dict.fromkeys(a.tool for a in scenario.gold_actions))} is not deterministic: the "
+                          f"same calls leave different {fields} ({'; '.join(differences[:2])}). Fix: declare "
+                          f"'volatile_fields: {declare}' in benchmark.yaml (the whole-state verdict then ignores it), or "
+                          f"make the tool deterministic (a fixed clock, like toolshed's TODAY)")
+        return
     named = (f"the reference conversation calls {extra[0]}, which no gold action matches" if extra
              else f"the reference conversation never performs gold action {missing[0]}" if missing
              else "the same calls leave different states")
     report.add(where, f"gold actions and the reference conversation diverge: {named} ({'; '.join(differences[:2])})")
+
+
+def _unstable_fields(scenario: Scenario, tools: dict[str, ToolSpec], basis: GoldBasis, reached: State) -> dict[str, list[str]]:
+    """Fields the same calls set differently from one run to the next (a clock, a random id): where the reference
+    conversation's state differs from the gold one, and a second replay of the gold actions differs too."""
+    actions = scenario.gold_actions or []
+    try:
+        again = replay_actions(scenario.initial_state, tools, [(a.tool, a.arguments) for a in actions],
+                               refused=[a.refused for a in actions])
+    except (ToolError, BenchmarkCodeError):
+        return {}  # it failed this time: not a question of a volatile field
+    seen = _differing_fields(reached, basis)
+    if not seen or not _differing_fields(again, basis):
+        return {}
+    return seen
+
+
+def _differing_fields(actual: State, basis: GoldBasis) -> dict[str, list[str]]:
+    """Collection → the fields whose values differ between ``actual`` and the gold state (records paired by key,
+    else in order: a created record whose id itself changes)."""
+    differences = record_differences(actual, basis.expected_state, basis.volatile, basis.comparison)
+    fields: dict[str, set[str]] = defaultdict(set)
+    for difference in differences:
+        fields[difference.collection] |= {name for name, _, _ in difference.fields}
+    for collection in {d.collection for d in differences}:
+        extra = [d.record for d in differences if d.collection == collection and d.kind == "unexpected"]
+        missing = [d.record for d in differences if d.collection == collection and d.kind == "missing"]
+        for have, want in zip(extra, missing, strict=False):
+            fields[collection] |= {name for name in set(have) | set(want)
+                                   if normalized(have.get(name), basis.comparison) != normalized(want.get(name), basis.comparison)}
+    return {collection: sorted(names) for collection, names in sorted(fields.items()) if names}
 
 
 def _check_waivers(manifest: BenchmarkManifest, tools: dict[str, ToolSpec], report: LintReport) -> None:

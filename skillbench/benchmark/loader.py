@@ -53,6 +53,7 @@ SUPPORTED_SHAPES: dict[str, str] = {
     "volatile_fields": "a mapping of collection name → list of field names the whole-state check ignores",
     "references": "a mapping '<collection>.<field>' → '<collection>.<field>' of the id it points at",
     "lint_waivers": "a mapping of lint rule name → the reason it does not apply to this benchmark",
+    "comparison": "{scalars: strings|json, decimals: <int>, lists: unordered|ordered, unicode: exact|NFC|NFKC}",
 }
 _SHAPE_ERRORS = ("_type", "dict_", "list_", "string_", "int_", "float_", "bool_", "model_")
 
@@ -173,7 +174,7 @@ def gold_basis(scenario: Scenario, tools: dict[str, ToolSpec], manifest: Benchma
             f"{where}.gold_actions': {exc} while replaying the gold actions. Fix: correct the code tool (it must "
             "return a result, or raise ToolRefused for a business rule)."
         ) from None
-    return GoldBasis(expected_state=expected, volatile=manifest.volatile_fields)
+    return GoldBasis(expected_state=expected, volatile=manifest.volatile_fields, comparison=manifest.comparison)
 
 
 def load_benchmark(source: str | Path) -> Benchmark:

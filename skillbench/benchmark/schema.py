@@ -350,6 +350,38 @@ class Scenario(Record):
         return {**self.user_facts, **self.requests[request].facts}
 
 
+class StateComparison(Record):
+    """How the whole-state verdict (and gold-action matching) compares two values. The defaults are skillbench's
+    rule since gold actions exist; another benchmark's may differ (a typed, ordered database hash), so a port
+    can choose its own here (docs/adding-a-domain.md, 'How it is scored')."""
+
+    scalars: Literal["strings", "json"] = Field(
+        "strings",
+        description=(
+            "strings: every scalar compared as its string, like the mock's matching (100 = '100', 100 != 100.0, "
+            "True != 'true'); json: typed like JSON values (100 = 100.0, 100 != '100', True != 'True')."
+        ),
+    )
+    decimals: int | None = Field(
+        None, ge=0, le=12,
+        description="json only: numbers rounded to this many decimal places before comparing (a tolerance); None: exact.",
+    )
+    lists: Literal["unordered", "ordered"] = Field(
+        "unordered",
+        description="unordered: a list of scalars is a multiset (order ignored), a list of records keeps its order; "
+                    "ordered: every list keeps its order.",
+    )
+    unicode: Literal["exact", "NFC", "NFKC"] = Field(
+        "exact", description="exact: strings compared code point by code point; NFC/NFKC: normalised first.",
+    )
+
+    @model_validator(mode="after")
+    def _decimals_need_json(self) -> StateComparison:
+        if self.decimals is not None and self.scalars != "json":
+            raise ValueError("decimals applies to numbers compared as numbers: set scalars: json too")
+        return self
+
+
 class GoldBasis(BaseModel):
     """What the whole-state verdict compares a final state with."""
 
@@ -357,6 +389,7 @@ class GoldBasis(BaseModel):
 
     expected_state: State
     volatile: dict[str, list[str]] = Field(default_factory=dict, description="Collection ('*': any) → fields ignored.")
+    comparison: StateComparison = Field(default_factory=StateComparison, description="How values compare.")
 
 
 class ScenarioFile(Record):
@@ -390,6 +423,13 @@ class BenchmarkManifest(Record):
         default_factory=dict,
         description=(
             "'<collection>.<field>' → '<collection>.<key field>' it points at, for references the naming "
-            "convention does not show (a field named '<singular of a collection>_id' points at that collection)."
+            "convention does not show (a field named '<singular of a collection>_id' points at that collection); "
+            "a path walks into nested records: 'orders.items[].product_id' (each record of the list items)."
         ),
     )
+    comparison: StateComparison = Field(
+        default_factory=StateComparison,
+        description="How the whole-state verdict compares values (strings or JSON types, list order, Unicode).",
+    )
+
+    _OMIT_WHEN_DEFAULT = ("comparison",)

@@ -337,3 +337,86 @@ def test_gold_actions_performed_reads_an_expected_refusal() -> None:
     wrong = checks([done])["gold_actions_performed"]  # succeeded (on a state where it could): a wrong action
     assert not wrong.passed and "succeeded though expected to be refused: lab.reprint_order(" in wrong.detail
     assert wrong.detail.endswith("[refused: precondition]")
+
+
+# -- smaller: a volatile field not declared, a Unicode normalisation difference, the comparison's equality ------
+
+
+def test_a_tool_that_is_not_deterministic_gets_the_volatile_fields_fix(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    module = root / "tools" / "loans.py"
+    text = module.read_text().replace("from datetime import date, timedelta", "from datetime import date, datetime, timedelta")
+    module.write_text(text.replace('    loan["extensions"] += 1\n',
+                                   '    loan["extensions"] += 1\n    loan["extended_at"] = datetime.now().isoformat()\n'))
+    [line] = _lint_lines(root)
+    assert line.startswith("scenarios/toolshed_extend_loan.yaml: scenario ts-extend-happy-01: loans.extend_loan is not "
+                           "deterministic: the same calls leave different loans.extended_at (loans loan_id=L-620: "
+                           "extended_at is '2026-"), line
+    assert line.endswith("Fix: declare 'volatile_fields: {loans: [extended_at]}' in benchmark.yaml (the whole-state "
+                         "verdict then ignores it), or make the tool deterministic (a fixed clock, like toolshed's TODAY)")
+    _edit_yaml(root / "benchmark.yaml", lambda data: data["volatile_fields"].__setitem__("loans", ["extended_at"]))
+    assert _lint_lines(root) == []
+
+
+NFC, NFD = "Tom\u00e1s Novak", "Toma\u0301s Novak"
+
+
+def test_a_unicode_normalisation_difference_is_named_as_such(tmp_path: Path) -> None:
+    from skillbench.benchmark.gold import state_differences
+
+    expected = {"members": [{"member_id": "M-1", "full_name": NFC}]}
+    actual = {"members": [{"member_id": "M-1", "full_name": NFD}]}
+    assert state_differences(actual, expected) == [
+        "members member_id=M-1: full_name differs only in Unicode normalisation: 'Toma\\u0301s Novak' (NFD), expected "
+        "'Tom\\xe1s Novak' (NFC); normalise the data or set comparison: {unicode: NFC} in benchmark.yaml"]
+    root = _copy(tmp_path)  # the caller says the name composed; the membership stores it decomposed
+    def decomposed(data: Any) -> None:
+        scenario = data["scenarios"][1]
+        scenario["user_facts"]["full_name"] = NFC
+        scenario["initial_state"]["members"][1]["full_name"] = NFD
+    _edit_yaml(root / "scenarios" / "toolshed_return_tools.yaml", decomposed)
+    assert ("scenarios/toolshed_return_tools.yaml: scenario ts-return-either-01: the caller's facts fail verification, so "
+            "the request cannot be completed (the caller's full_name 'Tom\\xe1s Novak' and the state's 'Toma\\u0301s Novak' "
+            "differ only in Unicode normalisation: write both the same way)") in _lint_lines(root)
+
+
+@pytest.mark.parametrize(("comparison", "actual", "expected", "equal"), [
+    # the default rule: scalars as strings, lists of scalars in any order, lists of records in order, code points
+    ({}, {"n": 100, "s": "1"}, {"n": "100", "s": 1}, True),
+    ({}, {"n": 100}, {"n": 100.0}, False),
+    ({}, {"b": True}, {"b": "true"}, False),
+    ({}, {"ids": [2, 1]}, {"ids": ["1", "2"]}, True),
+    ({}, {"rows": [{"a": 1}, {"a": 2}]}, {"rows": [{"a": 2}, {"a": 1}]}, False),
+    ({}, {"name": NFD}, {"name": NFC}, False),
+    # JSON types: numbers as numbers, apart from strings and booleans
+    ({"scalars": "json"}, {"n": 100}, {"n": 100.0}, True),
+    ({"scalars": "json"}, {"n": 100}, {"n": "100"}, False),
+    ({"scalars": "json"}, {"b": True}, {"b": "True"}, False),
+    ({"scalars": "json", "decimals": 2}, {"n": 0.1 + 0.2}, {"n": 0.3}, True),
+    ({"scalars": "json"}, {"n": 0.1 + 0.2}, {"n": 0.3}, False),
+    ({"lists": "ordered"}, {"ids": [2, 1]}, {"ids": [1, 2]}, False),
+    ({"unicode": "NFC"}, {"name": NFD}, {"name": NFC}, True),
+])
+def test_the_comparison_rule_is_the_documented_one_and_configurable(
+        comparison: dict, actual: dict, expected: dict, equal: bool) -> None:
+    from skillbench.benchmark.gold import state_differences
+    from skillbench.benchmark.schema import StateComparison
+
+    rule = StateComparison(**comparison)
+    differences = state_differences({"t": [{"t_id": "x", **actual}]}, {"t": [{"t_id": "x", **expected}]}, comparison=rule)
+    assert (differences == []) is equal, differences
+
+
+def test_a_benchmarks_comparison_reaches_the_verdict_and_a_wrong_one_stops_the_load(tmp_path: Path) -> None:
+    def with_comparison(name: str, comparison: dict) -> Path:
+        root = _copy(tmp_path / name)  # a folder loads once per process: one copy per case
+        _edit_yaml(root / "benchmark.yaml", lambda data: data.__setitem__("comparison", comparison))
+        return root
+
+    scenario = next(s for s in load_benchmark(with_comparison("json", {"scalars": "json", "decimals": 2})).scenarios
+                    if s.id == "ts-return-either-01")
+    assert scenario.gold is not None and scenario.gold.comparison.scalars == "json"
+    assert "decimals applies to numbers compared as numbers: set scalars: json too" in _load_error(
+        with_comparison("decimals", {"decimals": 2}))
+    assert "field 'comparison.lists': Input should be 'unordered' or 'ordered'" in _load_error(
+        with_comparison("lists", {"lists": "sorted"}))
