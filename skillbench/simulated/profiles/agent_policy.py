@@ -245,7 +245,8 @@ class PolicyFollower(Lapses, Phrasing):
         cannot give (asking for its facts, at most two at a time; a caller who does not know their e-mail is then
         asked for the next way's facts). None when the record's state rules out every way."""
         view = self.view
-        states = [(tools, collects, self.way_state(when)) for tools, collects, when in step.conditioned_ways()]
+        careless = self.lapse("ignore_conditions")  # takes a way without checking the record's state
+        states = [(tools, collects, True if careless else self.way_state(when)) for tools, collects, when in step.conditioned_ways()]
         ways = [(tools, collects) for tools, collects, state in states if state is True]
         if not ways:
             if states and all(state is False for _, _, state in states):
