@@ -70,13 +70,19 @@ class Claim(BaseModel):
 # Typed environment: every initial_state record of these collections is validated at load.
 COLLECTIONS = {"customers": Customer, "photos": Photo, "orders": Order, "reprints": Reprint, "claims": Claim}
 
+# The arguments the order tools share: edit and reprint take exactly the same ones (the order's status decides).
+CustomerId = Annotated[str, Field(description="The verified customer's id.")]
+OrderId = Annotated[str, Field(description="Order number from the confirmation e-mail, e.g. PO-5001.")]
 PrintsArgument = Annotated[list[PrintLine], Field(min_length=1, description="The prints: photo id, size and copies of each.")]
 
 
-def _order(env: Environment, customer_id: str, order_id: str) -> dict:
+def _order(env: Environment, customer_id: str, order_id: str, *statuses: str, to: str = "") -> dict:
+    """The customer's order; with ``statuses``, refused unless it has one of them (``to``: what it could not do)."""
     order = env.one("orders", order_id=order_id)
     if order["customer_id"] != customer_id:
         raise ToolRefused(f"Order {order_id} is not on customer {customer_id}'s account.")
+    if statuses and order["status"] not in statuses:
+        raise ToolRefused(f"Order {order_id} is {order['status']}; only a {' or '.join(statuses)} order can {to}.")
     return order
 
 
@@ -102,8 +108,8 @@ def _on_order(order: dict, lines: list[dict]) -> None:
 @tool(reads=["orders"])
 def find_order(
     env: Environment,
-    customer_id: Annotated[str, Field(description="The verified customer's id.")],
-    order_id: Annotated[str, Field(description="Order number from the confirmation e-mail, e.g. PO-5001.")],
+    customer_id: CustomerId,
+    order_id: OrderId,
 ) -> dict:
     """Look up one of the customer's orders: its status, prints, total and print date."""
     return copy.deepcopy(_order(env, customer_id, order_id))
@@ -112,14 +118,12 @@ def find_order(
 @tool(reads=["orders", "photos"], writes=["orders"])
 def edit_queued_order(
     env: Environment,
-    customer_id: Annotated[str, Field(description="The verified customer's id.")],
-    order_id: Annotated[str, Field(description="Order number, e.g. PO-5001.")],
+    customer_id: CustomerId,
+    order_id: OrderId,
     prints: PrintsArgument,
 ) -> dict:
     """Replace the prints of an order that is still queued (not yet printed); the total is recalculated."""
-    order = _order(env, customer_id, order_id)
-    if order["status"] != "queued":
-        raise ToolRefused(f"Order {order_id} is {order['status']}; only a queued order can be edited.")
+    order = _order(env, customer_id, order_id, "queued", to="be edited")
     lines = _lines(prints)
     _in_album(env, customer_id, lines)
     order["prints"] = lines
@@ -130,14 +134,12 @@ def edit_queued_order(
 @tool(reads=["orders"], writes=["reprints"])
 def reprint_order(
     env: Environment,
-    customer_id: Annotated[str, Field(description="The verified customer's id.")],
-    order_id: Annotated[str, Field(description="Order number, e.g. PO-5001.")],
+    customer_id: CustomerId,
+    order_id: OrderId,
     prints: PrintsArgument,
 ) -> dict:
     """Reprint prints of a printed or shipped order free of charge, within 30 days of printing."""
-    order = _order(env, customer_id, order_id)
-    if order["status"] not in {"printed", "shipped"}:
-        raise ToolRefused(f"Order {order_id} is {order['status']}; only a printed or shipped order can be reprinted.")
+    order = _order(env, customer_id, order_id, "printed", "shipped", to="be reprinted")
     days = (TODAY - date.fromisoformat(order["printed_on"])).days
     if days > FREE_REPRINT_DAYS:
         raise ToolRefused(
@@ -153,14 +155,12 @@ def reprint_order(
 @tool(reads=["orders"], writes=["orders"])
 def cancel_order(
     env: Environment,
-    customer_id: Annotated[str, Field(description="The verified customer's id.")],
-    order_id: Annotated[str, Field(description="Order number, e.g. PO-5001.")],
+    customer_id: CustomerId,
+    order_id: OrderId,
     reason: Annotated[CancelReason, Field(description="Why the customer cancels.")],
 ) -> dict:
     """Cancel an order that is still queued; the customer is not charged."""
-    order = _order(env, customer_id, order_id)
-    if order["status"] != "queued":
-        raise ToolRefused(f"Order {order_id} is {order['status']}; only a queued order can be cancelled.")
+    order = _order(env, customer_id, order_id, "queued", to="be cancelled")
     order["status"] = "cancelled"
     order["cancel_reason"] = reason
     return {"order_id": order_id, "status": "cancelled", "refund": order["total"]}
@@ -169,14 +169,12 @@ def cancel_order(
 @tool(reads=["orders"], writes=["claims"])
 def report_damage(
     env: Environment,
-    customer_id: Annotated[str, Field(description="The verified customer's id.")],
-    order_id: Annotated[str, Field(description="Order number, e.g. PO-5001.")],
+    customer_id: CustomerId,
+    order_id: OrderId,
     damaged_prints: Annotated[list[PrintLine], Field(min_length=1, description="The prints that arrived damaged.")],
 ) -> dict:
     """Open a claim for prints of a shipped order that arrived damaged; the lab reprints them."""
-    order = _order(env, customer_id, order_id)
-    if order["status"] != "shipped":
-        raise ToolRefused(f"Order {order_id} is {order['status']}; only a shipped order can have a damage claim.")
+    order = _order(env, customer_id, order_id, "shipped", to="have a damage claim")
     lines = _lines(damaged_prints)
     _on_order(order, lines)
     claim = env.insert("claims", {"claim_id": env.next_id("claims", "claim_id", "CL"), "order_id": order_id,
