@@ -91,7 +91,8 @@ def render_condition(when: Mapping[str, Any]) -> str:
 
 
 def _alternative(way: WayText, lead: str) -> str:
-    tools, collects, when = list(way[0]), list(way[1]), (way[2] if len(way) > 2 else {})  # type: ignore[misc]
+    tools, collects, *condition = way
+    when: Mapping[str, Any] = condition[0] if condition else {}
     parts = ([WAY_TOOLS.format(LIST_SEPARATOR.join(tools))] if tools else []) + (
         [WAY_ASK_FOR.format(LIST_SEPARATOR.join(collects))] if collects else []) + (
         [WAY_WHEN.format(render_condition(when))] if when else [])
@@ -101,13 +102,13 @@ def _alternative(way: WayText, lead: str) -> str:
 def render_step_line(index: int, kind: str, instruction: str, tools: Iterable[str], collects: Iterable[str] = (),
                      required: bool = True, alternatives: Iterable[WayText] = ()) -> str:
     tools, collects = list(tools), list(collects)
-    leads = ([] if tools or collects else [WAY_LEADS[1]])  # a step with no way of its own: 'either ... or ...'
+    either, orelse = WAY_LEADS[1], WAY_LEADS[0]
+    first = orelse if tools or collects else either  # a step with no way of its own reads '(either ...) (or ...)'
     return (
         STEP_LINE.format(index=index, kind=kind, instruction=instruction)
         + (TOOLS_MARK.format(LIST_SEPARATOR.join(tools)) if tools else "")
         + (ASK_FOR_MARK.format(LIST_SEPARATOR.join(collects)) if collects else "")
-        + "".join(_alternative(way, (leads[:1] or [WAY_LEADS[0]])[0] if n == 0 else WAY_LEADS[0])
-                  for n, way in enumerate(alternatives))
+        + "".join(_alternative(way, first if n == 0 else orelse) for n, way in enumerate(alternatives))
         + ("" if required else OPTIONAL_MARK)
     )
 
