@@ -212,9 +212,10 @@ def run_reference(
     which of several returned records the caller means (see :class:`Hints`); ``requests``: the facts of
     each of several requests (a multi-request scenario): the steps run once per request on the same
     state, verification only on the first; ``expected_refusals``: (tool, arguments, error kind) of gold
-    actions expected to be refused: such a refusal is recorded in ``Trace.refused``, not as a problem. A step with alternatives takes, among the ways whose ``when`` holds
-    for the record the request is about, the first whose facts the caller has; a step no way applies to is
-    skipped (the record's state rules it out).
+    actions expected to be refused: such a refusal is recorded in ``Trace.refused``, not as a problem.
+    A step with alternatives takes, among the ways whose ``when`` holds for the record the request is
+    about, the first whose facts the caller has; a step no way applies to is skipped (the record's state
+    rules it out).
     """
     run = _Run(tools, EnvironmentState(initial_state), skip=skip, stop_before=stop_before, validate=validate,
                withheld=withheld, expected_refusals=expected_refusals)  # a deep copy: the scenario's state never changes
