@@ -39,11 +39,15 @@ def test_state_strict_on_the_example_domain_orders_the_agents_with_no_false_pass
 
 
 def test_the_careful_agent_takes_the_way_the_record_or_the_request_chooses(tmp_path: Path) -> None:
-    # pl-change-cancelled-01: no way applies to a cancelled order (its forbidden tools are both ways' tools);
-    # pl-cancel-queued-01: an either-or fact set, the request's facts choose the tool.
-    scenarios = "benchmark.scenarios=[pl-change-cancelled-01,pl-cancel-queued-01]"
+    # Every photolab scenario: lists of records said and read back, the way chosen by the order's status (edit a
+    # queued order, reprint a shipped one, neither for a cancelled one), by the request's facts (cancel with a
+    # reason, claim damaged prints; both in one call), and a refused reprint explained, not retried.
     job = tmp_path / "job"
-    run_job(compose_config("benchmark=photolab", "agent=sim_careful", "pass_rule=state_strict", scenarios,
+    run_job(compose_config("benchmark=photolab", "agent=sim_careful", "pass_rule=state_strict",
                            f"store.root={tmp_path / 's'}"), job)
     rows = {row["scenario_id"]: row for row in _rows(job)}
-    assert all(row["passed"] for row in rows.values()), {k: r["fail_reasons"] for k, r in rows.items()}
+    assert len(rows) == 10 and all(row["passed"] for row in rows.values()), {k: r["fail_reasons"] for k, r in rows.items()}
+    checks = {name: {c["name"]: c for c in row["rule_checks"]} for name, row in rows.items()}
+    assert checks["pl-reprint-late-01"]["gold_actions_performed"]["detail"] == (
+        "0/0 performed; expected refusals: 1/1 asked and refused")
+    assert checks["pl-help-two-01"]["gold_actions_performed"]["detail"] == "2/2 performed"
