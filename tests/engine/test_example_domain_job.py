@@ -47,6 +47,9 @@ def test_the_careful_agent_takes_the_way_the_record_or_the_request_chooses(tmp_p
                            f"store.root={tmp_path / 's'}"), job)
     rows = {row["scenario_id"]: row for row in _rows(job)}
     assert len(rows) == 10 and all(row["passed"] for row in rows.values()), {k: r["fail_reasons"] for k, r in rows.items()}
+    # No call refused but the expected one: once a way is taken it is kept, though its own result changes the
+    # field its condition read (the reprint job's status is 'queued', which is the edit way's condition).
+    assert {name: row["tool_errors"] for name, row in rows.items() if row["tool_errors"]} == {"pl-reprint-late-01": 1}
     checks = {name: {c["name"]: c for c in row["rule_checks"]} for name, row in rows.items()}
     assert checks["pl-reprint-late-01"]["gold_actions_performed"]["detail"] == (
         "0/0 performed; expected refusals: 1/1 asked and refused")

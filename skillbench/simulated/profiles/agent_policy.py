@@ -240,11 +240,15 @@ class PolicyFollower(Lapses, Phrasing):
         return False
 
     def choose_way(self, step: Step) -> tuple[list[str], list[str]] | None:
-        """The way through a step with alternatives: among the ways the record's state allows (a way's 'when'), the
-        one already taken, else the first whose facts are in hand, else the first the caller has not said they
-        cannot give (asking for its facts, at most two at a time; a caller who does not know their e-mail is then
-        asked for the next way's facts). None when the record's state rules out every way."""
+        """The way through a step with alternatives: the one already taken in this request, else, among the ways the
+        record's state allows (a way's 'when'), the first whose facts are in hand, else the first the caller has not
+        said they cannot give (asking for its facts, at most two at a time; a caller who does not know their e-mail
+        is then asked for the next way's facts). None when the record's state rules out every way."""
         view = self.view
+        for tools, collects in step.ways():
+            # Taken already: its own result may change the field its 'when' read (a reprint job is 'queued').
+            if any(view.calls_of(name) for name in tools):
+                return tools, collects
         careless = self.lapse("ignore_conditions")  # takes a way without checking the record's state
         states = [(tools, collects, True if careless else self.way_state(when)) for tools, collects, when in step.conditioned_ways()]
         ways = [(tools, collects) for tools, collects, state in states if state is True]
@@ -252,9 +256,6 @@ class PolicyFollower(Lapses, Phrasing):
             if states and all(state is False for _, _, state in states):
                 return None
             ways = [(tools, collects) for tools, collects, state in states if state is not False]
-        for tools, collects in ways:
-            if any(view.calls_of(name) for name in tools):
-                return tools, collects
         for tools, collects in ways:
             if all(self.have(key) for key in collects):
                 return tools, collects
