@@ -170,7 +170,8 @@ def dangling_references(state: Mapping[str, list[dict[str, Any]]], declared: Map
         for index, record in enumerate(state.get(source.collection, [])):
             found += [DanglingReference(source.collection, index, where, value, target.collection, target.field)
                       for where, value in source.values(record) if str(value) not in known]
-    return sorted(found, key=lambda d: (list(state).index(d.collection), d.index))
+    order = {name: position for position, name in enumerate(state)}  # in the state's order, record by record
+    return sorted(found, key=lambda d: (order[d.collection], d.index))
 
 
 def reference_problems(declared: Mapping[str, str], states: Iterable[Mapping[str, list[dict[str, Any]]]],
