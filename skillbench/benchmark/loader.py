@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -11,7 +12,7 @@ import yaml
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
-from skillbench.benchmark.integrity import dangling_references, schema_problem
+from skillbench.benchmark.integrity import dangling_references, reference_problems, schema_problem
 from skillbench.benchmark.schema import (
     BenchmarkManifest,
     GoldBasis,
@@ -52,6 +53,7 @@ SUPPORTED_SHAPES: dict[str, str] = {
     "volatile_fields": "a mapping of collection name → list of field names the whole-state check ignores",
     "references": "a mapping '<collection>.<field>' → '<collection>.<field>' of the id it points at",
     "lint_waivers": "a mapping of lint rule name → the reason it does not apply to this benchmark",
+    "comparison": "{scalars: strings|json, decimals: <int>, lists: unordered|ordered, unicode: exact|NFC|NFKC}",
 }
 _SHAPE_ERRORS = ("_type", "dict_", "list_", "string_", "int_", "float_", "bool_", "model_")
 
@@ -161,7 +163,8 @@ def gold_basis(scenario: Scenario, tools: dict[str, ToolSpec], manifest: Benchma
                 f"Fix: correct the argument."
             )
     try:
-        expected = replay_actions(scenario.initial_state, tools, [(a.tool, a.arguments) for a in actions])
+        expected = replay_actions(scenario.initial_state, tools, [(a.tool, a.arguments) for a in actions],
+                                  refused=[a.refused for a in actions])
     except ToolError as exc:
         raise BenchmarkDataError(
             f"{where}.gold_actions': {exc.message} on initial_state. Fix: correct the gold action or the state."
@@ -171,7 +174,7 @@ def gold_basis(scenario: Scenario, tools: dict[str, ToolSpec], manifest: Benchma
             f"{where}.gold_actions': {exc} while replaying the gold actions. Fix: correct the code tool (it must "
             "return a result, or raise ToolRefused for a business rule)."
         ) from None
-    return GoldBasis(expected_state=expected, volatile=manifest.volatile_fields)
+    return GoldBasis(expected_state=expected, volatile=manifest.volatile_fields, comparison=manifest.comparison)
 
 
 def load_benchmark(source: str | Path) -> Benchmark:
@@ -179,19 +182,50 @@ def load_benchmark(source: str | Path) -> Benchmark:
     return _load_cached(str(resolve_source(str(source))))
 
 
+@dataclass
+class _Reading:
+    """What a load has read so far: the files' texts (hashed into the content version), which file each
+    record came from, and the collections a ``tools/*.py`` types."""
+
+    root: Path
+    manifest_path: Path
+    texts: dict[str, str] = field(default_factory=dict)  # tools/, skills/, scenarios/ as read
+    files: dict[str, Path] = field(default_factory=dict)  # record id → the file it came from
+    typed: dict[str, tuple[type[BaseModel], Path]] = field(default_factory=dict)  # collection → its record model
+
+
 @cache
 def _load_cached(root_str: str) -> Benchmark:
     root = Path(root_str)
-    manifest_path = root / "benchmark.yaml"
-    if not manifest_path.is_file():
-        raise BenchmarkDataError(f"{manifest_path} is missing. Fix: add a manifest with name and industries.")
-    manifest = parse_file(BenchmarkManifest, read_yaml(manifest_path), manifest_path)
-    files: dict[str, Path] = {}
-    texts: dict[str, str] = {}  # tools/, skills/, scenarios/ as read: the benchmark's content version
+    reading = _Reading(root=root, manifest_path=root / "benchmark.yaml")
+    manifest = _read_manifest(reading)
+    tools = _read_declared_tools(reading)
+    _read_code_tools(reading, tools)
+    skills = _read_skills(reading, manifest, tools)
+    scenarios = _read_scenarios(reading, manifest, tools, skills)
+    return Benchmark(
+        root=root, manifest=manifest, tools=tools, skills=skills, scenarios=scenarios, files=reading.files,
+        version=content_version(reading.texts),
+    )
 
+
+def _read_manifest(reading: _Reading) -> BenchmarkManifest:
+    path = reading.manifest_path
+    if not path.is_file():
+        raise BenchmarkDataError(f"{path} is missing. Fix: add a manifest with name and industries.")
+    return parse_file(BenchmarkManifest, read_yaml(path), path)
+
+
+def _add_tool(reading: _Reading, tools: dict[str, ToolSpec], tool: ToolSpec, path: Path) -> None:
+    tools[tool.name] = tool
+    reading.files[tool.name] = path
+
+
+def _read_declared_tools(reading: _Reading) -> dict[str, ToolSpec]:
+    """``tools/<server>.yaml``: each tool named after its server, defined once, with a valid schema."""
     tools: dict[str, ToolSpec] = {}
-    for path in yaml_files(root / "tools"):
-        server = parse_file(ToolServer, read_yaml(path, texts), path)
+    for path in yaml_files(reading.root / "tools"):
+        server = parse_file(ToolServer, read_yaml(path, reading.texts), path)
         for index, tool in enumerate(server.tools):
             if tool.server != server.server:
                 raise BenchmarkDataError(
@@ -205,86 +239,127 @@ def _load_cached(root_str: str) -> Benchmark:
                 raise BenchmarkDataError(
                     f"{path}: tool {tool.name}: field 'tools.{index}.input_schema' {problem}. Fix: correct the schema."
                 )
-            tools[tool.name] = tool
-            files[tool.name] = path
-    typed: dict[str, tuple[type[BaseModel], Path]] = {}  # collection → its record model, from a tools/*.py
-    for path in python_files(root / "tools"):
+            _add_tool(reading, tools, tool, path)
+    return tools
+
+
+def _read_code_tools(reading: _Reading, tools: dict[str, ToolSpec]) -> None:
+    """``tools/<server>.py``: its ``@tool`` functions join the catalogue, its ``COLLECTIONS`` type the state."""
+    for path in python_files(reading.root / "tools"):
         text = path.read_text(encoding="utf-8")
-        texts[f"tools/{path.name}"] = text
+        reading.texts[f"tools/{path.name}"] = text
         module = load_tool_module(path, text)
         for tool in code_tool_specs(module):
             if tool.name in tools:
-                raise BenchmarkDataError(f"{path}: tool {tool.name!r} is also defined in {files[tool.name]}. Fix: keep one.")
+                raise BenchmarkDataError(
+                    f"{path}: tool {tool.name!r} is also defined in {reading.files[tool.name]}. Fix: keep one."
+                )
             problem = schema_problem(tool.input_schema)
             if problem:
                 raise BenchmarkDataError(f"{path}: tool {tool.name}: its input_schema {problem}. Fix: correct the signature.")
-            tools[tool.name] = tool
-            files[tool.name] = path
-        typed.update({name: (model, path) for name, model in module.collections.items()})
+            _add_tool(reading, tools, tool, path)
+        reading.typed.update({name: (model, path) for name, model in module.collections.items()})
 
+
+def _read_skills(reading: _Reading, manifest: BenchmarkManifest, tools: dict[str, ToolSpec]) -> dict[str, Skill]:
+    """``skills/*.yaml``: each skill defined once, of a declared industry, using catalogue tools only."""
     industries = {industry.id for industry in manifest.industries}
     skills: dict[str, Skill] = {}
-    for path in yaml_files(root / "skills"):
-        skill = parse_file(Skill, read_yaml(path, texts), path)
+    for path in yaml_files(reading.root / "skills"):
+        skill = parse_file(Skill, read_yaml(path, reading.texts), path)
         if skill.id in skills:
             raise BenchmarkDataError(f"{path}: field 'id': skill {skill.id!r} is defined twice.")
         if skill.industry not in industries:
             raise BenchmarkDataError(
-                f"{path}: field 'industry': {skill.industry!r} is not an industry of {manifest_path.name}. "
+                f"{path}: field 'industry': {skill.industry!r} is not an industry of {reading.manifest_path.name}. "
                 f"Fix: use one of {sorted(industries)}."
             )
-        for index, name in enumerate(skill.tools):
-            if name not in tools:
-                raise BenchmarkDataError(f"{path}: field 'tools.{index}': tool {name!r} is not in the catalogue (tools/).")
-        for index, step in enumerate(skill.steps):
-            ways = [(f"steps.{index}.tools", step.tools)] + [
-                (f"steps.{index}.alternatives.{alt}.tools", way.tools) for alt, way in enumerate(step.alternatives)
-            ]
-            for where, names in ways:
-                for tool_index, name in enumerate(names):
-                    if name not in skill.tools:
-                        raise BenchmarkDataError(
-                            f"{path}: field '{where}.{tool_index}': {name!r} is not in the skill's toolkit. "
-                            f"Fix: add it to 'tools' or remove it from the step."
-                        )
+        _check_skill_tools(skill, tools, path)
         skills[skill.id] = skill
-        files[skill.id] = path
+        reading.files[skill.id] = path
+    return skills
 
-    scenarios: list[Scenario] = []
-    seen: set[str] = set()
-    for path in yaml_files(root / "scenarios"):
-        scenario_file = parse_file(ScenarioFile, read_yaml(path, texts), path)
+
+def _check_skill_tools(skill: Skill, tools: dict[str, ToolSpec], path: Path) -> None:
+    """The toolkit is in the catalogue, and every way of every step uses toolkit tools."""
+    for index, name in enumerate(skill.tools):
+        if name not in tools:
+            raise BenchmarkDataError(f"{path}: field 'tools.{index}': tool {name!r} is not in the catalogue (tools/).")
+    for index, step in enumerate(skill.steps):
+        ways = [(f"steps.{index}.tools", step.tools)] + [
+            (f"steps.{index}.alternatives.{alt}.tools", way.tools) for alt, way in enumerate(step.alternatives)
+        ]
+        for where, names in ways:
+            for tool_index, name in enumerate(names):
+                if name not in skill.tools:
+                    raise BenchmarkDataError(
+                        f"{path}: field '{where}.{tool_index}': {name!r} is not in the skill's toolkit. "
+                        f"Fix: add it to 'tools' or remove it from the step."
+                    )
+
+
+def _read_scenarios(reading: _Reading, manifest: BenchmarkManifest, tools: dict[str, ToolSpec],
+                    skills: dict[str, Skill]) -> list[Scenario]:
+    """``scenarios/*.yaml``: each file of one skill, each scenario checked against it and the catalogue."""
+    read: list[tuple[Path, ScenarioFile, Skill]] = []
+    for path in yaml_files(reading.root / "scenarios"):
+        scenario_file = parse_file(ScenarioFile, read_yaml(path, reading.texts), path)
         skill = skills.get(scenario_file.skill_id)
         if skill is None:
             raise BenchmarkDataError(f"{path}: field 'skill_id': no skill {scenario_file.skill_id!r} in skills/.")
+        read.append((path, scenario_file, skill))
+    _check_references(reading, manifest, tools, [s for _, file, _ in read for s in file.scenarios])
+    scenarios: list[Scenario] = []
+    seen: set[str] = set()
+    for path, scenario_file, skill in read:
         for index, scenario in enumerate(scenario_file.scenarios):
-            where = f"{path}: field 'scenarios.{index}"
-            if scenario.skill_id != skill.id:
-                raise BenchmarkDataError(f"{where}.skill_id': {scenario.skill_id!r} differs from the file's {skill.id!r}.")
-            if scenario.id in seen:
-                raise BenchmarkDataError(f"{where}.id': scenario {scenario.id!r} is defined twice.")
-            for tool_index, name in enumerate(scenario.required_tools):
-                if name not in skill.tools:
-                    raise BenchmarkDataError(
-                        f"{where}.required_tools.{tool_index}': {name!r} is not in skill {skill.id!r}'s toolkit."
-                    )
-            named = f"{path}: scenario {scenario.id}: field 'scenarios.{index}"
-            check_typed_state(scenario, typed, named)
-            if scenario.gold_actions is not None:
-                scenario._gold = gold_basis(scenario, tools, manifest, named)
-            dangling = dangling_references(scenario.initial_state, manifest.references)
-            if dangling:
-                raise BenchmarkDataError(
-                    f"{path}: scenario {scenario.id}: field 'scenarios.{index}.{dangling[0]}. Fix: add that record "
-                    f"to initial_state.{dangling[0].target} or correct the id."
-                    + (f" [and {len(dangling) - 1} more dangling reference(s)]" if len(dangling) > 1 else "")
-                )
+            _check_scenario(reading, scenario, index, path, skill, seen, manifest, tools)
             seen.add(scenario.id)
             scenarios.append(scenario)
-            files[scenario.id] = path
+            reading.files[scenario.id] = path
     if not scenarios:
-        raise BenchmarkDataError(f"{root}: no scenarios found under scenarios/. Fix: add at least one scenario file.")
-    return Benchmark(
-        root=root, manifest=manifest, tools=tools, skills=skills, scenarios=scenarios, files=files,
-        version=content_version(texts),
-    )
+        raise BenchmarkDataError(
+            f"{reading.root}: no scenarios found under scenarios/. Fix: add at least one scenario file."
+        )
+    return scenarios
+
+
+def known_collections(tools: Iterable[ToolSpec], typed: Iterable[str]) -> set[str]:
+    """Collections the catalogue names (what tools read and write) or a ``tools/*.py`` types."""
+    named = {name for tool in tools for name in (*tool.reads, *tool.writes, tool.effect.collection) if name}
+    return named | set(typed)
+
+
+def _check_references(reading: _Reading, manifest: BenchmarkManifest, tools: dict[str, ToolSpec],
+                      scenarios: list[Scenario]) -> None:
+    """The manifest's ``references`` name collections and fields the data has (else the check is silently off)."""
+    problems = reference_problems(manifest.references, [s.initial_state for s in scenarios],
+                                  known_collections(tools.values(), reading.typed))
+    if problems:
+        entry, problem = problems[0]
+        more = f" [and {len(problems) - 1} more problem(s)]" if len(problems) > 1 else ""
+        raise BenchmarkDataError(f"{reading.manifest_path}: field 'references.{entry}': {problem}.{more}")
+
+
+def _check_scenario(reading: _Reading, scenario: Scenario, index: int, path: Path, skill: Skill, seen: set[str],
+                    manifest: BenchmarkManifest, tools: dict[str, ToolSpec]) -> None:
+    """One scenario: its skill, a unique id, toolkit tools, typed records, gold actions, references."""
+    where = f"{path}: field 'scenarios.{index}"
+    if scenario.skill_id != skill.id:
+        raise BenchmarkDataError(f"{where}.skill_id': {scenario.skill_id!r} differs from the file's {skill.id!r}.")
+    if scenario.id in seen:
+        raise BenchmarkDataError(f"{where}.id': scenario {scenario.id!r} is defined twice.")
+    for tool_index, name in enumerate(scenario.required_tools):
+        if name not in skill.tools:
+            raise BenchmarkDataError(f"{where}.required_tools.{tool_index}': {name!r} is not in skill {skill.id!r}'s toolkit.")
+    named = f"{path}: scenario {scenario.id}: field 'scenarios.{index}"
+    check_typed_state(scenario, reading.typed, named)
+    if scenario.gold_actions is not None:
+        scenario._gold = gold_basis(scenario, tools, manifest, named)
+    dangling = dangling_references(scenario.initial_state, manifest.references)
+    if dangling:
+        raise BenchmarkDataError(
+            f"{path}: scenario {scenario.id}: field 'scenarios.{index}.{dangling[0]}. Fix: add that record "
+            f"to initial_state.{dangling[0].target} or correct the id."
+            + (f" [and {len(dangling) - 1} more dangling reference(s)]" if len(dangling) > 1 else "")
+        )

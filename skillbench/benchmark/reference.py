@@ -18,6 +18,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing.exceptions import Unresolvable
 
+from skillbench.benchmark.gold import arguments_match
 from skillbench.benchmark.schema import (
     Skill,
     State,
@@ -42,15 +43,36 @@ class Change:
     before: dict[str, Any] = field(default_factory=dict)  # their previous values (update; absent fields omitted)
 
 
+# The lint convention a domain may waive where its API updates a field under its own name ('cabin', not
+# 'new_cabin'): a collected fact named like a field of an earlier result is the new value, not a choice.
+NEW_VALUE_OWN_NAME = "new_value_own_name"
+
+
+@dataclass(frozen=True)
+class Convention:
+    """A problem under a waivable lint convention, with the scopes a waiver may name (``<rule>:<scope>``)."""
+
+    rule: str
+    message: str
+    scopes: tuple[str, ...] = ()  # e.g. ('cabin', 'desk.change_cabin.cabin'): the argument, or one tool's
+
+
+def _scopes(fact: str, tools: Sequence[ToolSpec]) -> tuple[str, ...]:
+    """The waiver scopes of a collected fact: its name, and each toolkit tool's argument of that name."""
+    return (fact, *(f"{tool.name}.{fact}" for tool in tools if fact in tool.input_schema.get("properties", {})))
+
+
 @dataclass
 class Trace:
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    conventions: list[Convention] = field(default_factory=list)  # problems a benchmark may waive (lint_waivers)
     verified: bool | None = None  # result of the last verify call (None: no verify step ran)
     stopped_at: str | None = None  # tool before which the run stopped on purpose
     state: State = field(default_factory=dict)
     options: dict[str, list[str]] = field(default_factory=dict)  # collected fact → the values offered for it
+    refused: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # calls refused as a gold action expects
 
 
 @dataclass(frozen=True)
@@ -101,6 +123,7 @@ class _Known:
 
     def __init__(self, hints: Hints | None = None) -> None:
         self.values: dict[str, list[Any]] = {}
+        self.latest: dict[str, Any] = {}  # field → the value the latest result gave it (what a way's 'when' reads)
         self.hints = hints or Hints()
 
     def add(self, result: Any) -> None:
@@ -112,6 +135,7 @@ class _Known:
                 elif key == "record" and isinstance(value, Mapping):
                     self.add(value)
                 elif not isinstance(value, Mapping | list):
+                    self.latest[key] = value
                     seen = self.values.setdefault(key, [])
                     if value not in seen:
                         seen.append(value)
@@ -132,7 +156,7 @@ def _validator(tool: ToolSpec) -> Draft202012Validator:
     return entry[1]
 
 
-def apply_effect(tool: ToolSpec, env: EnvironmentState, args: Mapping[str, Any]) -> tuple[dict[str, Any] | None, Change | None, str | None]:
+def apply_effect(tool: ToolSpec, env: EnvironmentState, args: Mapping[str, Any]) -> tuple[dict[str, Any] | None, Change | None, ToolError | None]:
     """Answer one call with the stateful mock (:mod:`skillbench.benchmark.state`): (result, change, error).
 
     The mock changes ``env``; the :class:`Change` records what it wrote, for the target state.
@@ -157,9 +181,9 @@ def apply_effect(tool: ToolSpec, env: EnvironmentState, args: Mapping[str, Any])
                     change = Change(tool.name, op, effect.collection or "", match, written, before)
         result = env.apply_tool(tool, args)
     except ToolError as exc:
-        return None, None, f"{tool.name}: {exc.message}"
+        return None, None, exc
     except BenchmarkCodeError as exc:  # the domain's own code failed on the reference conversation's call
-        return None, None, f"{tool.name}: the benchmark's own code failed: {exc}"
+        return None, None, ToolError("benchmark", f"the benchmark's own code failed: {exc}")
     return result, change, None
 
 
@@ -177,6 +201,7 @@ def run_reference(
     validate: bool = True,
     hints: Hints | None = None,
     requests: Sequence[Mapping[str, Any]] = (),
+    expected_refusals: Sequence[tuple[str, Mapping[str, Any], str]] = (),
 ) -> Trace:
     """Run the skill's steps in order against a copy of ``initial_state``.
 
@@ -186,87 +211,150 @@ def run_reference(
     ``validate``: check each call's arguments against the tool's JSON Schema; ``hints``: how to tell
     which of several returned records the caller means (see :class:`Hints`); ``requests``: the facts of
     each of several requests (a multi-request scenario): the steps run once per request on the same
-    state, verification only on the first. A step with alternatives takes the first way whose facts the
-    caller has.
+    state, verification only on the first; ``expected_refusals``: (tool, arguments, error kind) of gold
+    actions expected to be refused: such a refusal is recorded in ``Trace.refused``, not as a problem.
+    A step with alternatives takes, among the ways whose ``when`` holds for the record the request is
+    about, the first whose facts the caller has; a step no way applies to is skipped (the record's state
+    rules it out).
     """
-    env = EnvironmentState(initial_state)  # a deep copy: the scenario's state never changes
-    trace = Trace(state=env.collections)
+    run = _Run(tools, EnvironmentState(initial_state), skip=skip, stop_before=stop_before, validate=validate,
+               withheld=withheld, expected_refusals=expected_refusals)  # a deep copy: the scenario's state never changes
     steps = [s for s in skill.steps if s.required or set(s.all_tools()) & set(include)]
     if until_last_of is not None:
         last = max((i for i, s in enumerate(steps) if set(s.all_tools()) & set(until_last_of)), default=-1)
         steps = steps[: last + 1]
     passes = [{**user_facts, **facts} for facts in requests] or [dict(user_facts)]
-    identity: list[Any] = []  # results of the verify step: they hold for every request of the call
     for number, facts in enumerate(passes):
+        if not run.request(skill, [s for s in steps if not (number and s.kind == "verify")], facts, hints):
+            break  # stopped on purpose, or an unverified caller gets nothing further
+    return run.trace
+
+
+@dataclass
+class _Run:
+    """One reference conversation: the environment it acts on, what it may do, and its trace."""
+
+    tools: Mapping[str, ToolSpec]
+    env: EnvironmentState
+    skip: Collection[str]
+    stop_before: str | None
+    validate: bool
+    withheld: Collection[str]
+    expected_refusals: Sequence[tuple[str, Mapping[str, Any], str]]
+    trace: Trace = field(default_factory=Trace)
+    identity: list[Any] = field(default_factory=list)  # results of the verify step: they hold for every request
+
+    def __post_init__(self) -> None:
+        self.trace.state = self.env.collections
+
+    def request(self, skill: Skill, steps: list[WorkflowStep], facts: dict[str, Any], hints: Hints | None) -> bool:
+        """The steps for one request (verification only in the first); False when the conversation ends."""
         known = _Known(hints)
-        for result in identity:
+        for result in self.identity:
             known.add(result)
         asked: set[str] = set()
         listed: list[list[dict[str, Any]]] = []  # records of each lookup so far (the options a caller may pick from)
         for step in steps:
-            if number and step.kind == "verify":
-                continue  # the caller is verified once per conversation
-            way = _choose_way(step, facts, withheld)
+            way = _choose_way(step, facts, self.withheld, known, self.trace.problems)
+            if way is None:
+                continue  # no way applies to the record's state: the agent must not take this step
             for fact in way.collects:
-                offered = _offered(fact, listed)
-                if offered is not None:
-                    trace.options[fact] = offered
-                    if fact in facts and str(facts[fact]) not in offered:
-                        trace.problems.append(
-                            f"step '{step.id}' asks for {fact!r}, which an earlier lookup offers as a choice among {offered[:4]}, "
-                            f"but the caller's value {facts[fact]!r} is not one of them; rename the fact or fix the state"
-                        )
-                if fact in facts and fact not in withheld:
-                    asked.add(fact)
-                elif not known.distinct(fact):
-                    trace.problems.append(
-                        f"step '{step.id}' asks for {fact!r}, which the caller does not have and no earlier tool returns"
-                    )
+                self.collect(skill, step, fact, facts, known, listed, asked)
             for name in way.tools:
-                if name in skip:
+                if name in self.skip:
                     continue
-                if name == stop_before:
-                    trace.stopped_at = name
-                    return trace
-                tool = tools.get(name)
-                if tool is None:
-                    trace.problems.append(f"step '{step.id}' uses unknown tool {name!r}")
-                    continue
-                args = _arguments(tool, step.id, facts, asked, known, trace.problems)
-                if args is None:
-                    continue
-                try:
-                    errors = sorted(e.message for e in _validator(tool).iter_errors(args)) if validate else []
-                except Unresolvable as exc:  # a broken $ref: the catalogue check names it; the call cannot be checked
-                    errors = [f"its schema does not resolve ({exc})"]
-                if errors:
-                    trace.problems.append(f"{name} (step '{step.id}'): arguments {args} fail its schema: {errors[0]}")
-                result, change, error = apply_effect(tool, env, args)
-                trace.calls.append((name, args))
-                if error:
-                    trace.problems.append(f"{error} (step '{step.id}')")
-                    continue
-                known.add(result)
-                if step.kind == "verify":
-                    identity.append(result)
-                if tool.effect.operation == "lookup" and result and result.get("records"):
-                    listed.append(result["records"])
-                if change:
-                    trace.changes.append(change)
-                if tool.effect.operation == "verify" or (step.kind == "verify" and tool.effect.operation == "code"):
-                    trace.verified = bool(result and result.get("verified"))
-                    if not trace.verified:
-                        return trace  # an unverified caller gets nothing further
-    return trace
+                if name == self.stop_before:
+                    self.trace.stopped_at = name
+                    return False
+                if not self.call(name, step, facts, asked, known, listed):
+                    return False
+        return True
+
+    def collect(self, skill: Skill, step: WorkflowStep, fact: str, facts: Mapping[str, Any], known: _Known,
+                listed: list[list[dict[str, Any]]], asked: set[str]) -> None:
+        offered = _offered(fact, listed)
+        if offered is not None:
+            self.trace.options[fact] = offered
+            if fact in facts and str(facts[fact]) not in offered:
+                self.trace.conventions.append(Convention(
+                    NEW_VALUE_OWN_NAME,
+                    f"step '{step.id}' asks for {fact!r}, which an earlier lookup offers as a choice among {offered[:4]}, "
+                    f"but the caller's value {facts[fact]!r} is not one of them; rename the fact or fix the state",
+                    _scopes(fact, [self.tools[n] for n in skill.tools if n in self.tools]),
+                ))
+        if fact in facts and fact not in self.withheld:
+            asked.add(fact)
+        elif not known.distinct(fact):
+            self.trace.problems.append(
+                f"step '{step.id}' asks for {fact!r}, which the caller does not have and no earlier tool returns"
+            )
+
+    def call(self, name: str, step: WorkflowStep, facts: Mapping[str, Any], asked: set[str], known: _Known,
+             listed: list[list[dict[str, Any]]]) -> bool:
+        """One call of the step's tool; False when the caller turns out unverified (the conversation ends)."""
+        trace, tool = self.trace, self.tools.get(name)
+        if tool is None:
+            trace.problems.append(f"step '{step.id}' uses unknown tool {name!r}")
+            return True
+        args = _arguments(tool, step.id, facts, asked, known, trace)
+        if args is None:
+            return True
+        try:
+            errors = sorted(e.message for e in _validator(tool).iter_errors(args)) if self.validate else []
+        except Unresolvable as exc:  # a broken $ref: the catalogue check names it; the call cannot be checked
+            errors = [f"its schema does not resolve ({exc})"]
+        if errors:
+            trace.problems.append(f"{name} (step '{step.id}'): arguments {args} fail its schema: {errors[0]}")
+        result, change, error = apply_effect(tool, self.env, args)
+        trace.calls.append((name, args))
+        if error:
+            if _expected_refusal(name, args, error, self.expected_refusals):
+                trace.refused.append((name, args))
+            else:
+                trace.problems.append(f"{name}: {error.message} (step '{step.id}')")
+            return True
+        known.add(result)
+        if step.kind == "verify":
+            self.identity.append(result)
+        if tool.effect.operation == "lookup" and result and result.get("records"):
+            listed.append(result["records"])
+        if change:
+            trace.changes.append(change)
+        if tool.effect.operation == "verify" or (step.kind == "verify" and tool.effect.operation == "code"):
+            trace.verified = bool(result and result.get("verified"))
+            return trace.verified  # an unverified caller gets nothing further
+        return True
 
 
-def _choose_way(step: WorkflowStep, facts: Mapping[str, Any], withheld: Collection[str]) -> StepAlternative:
-    """The way through a step the caller's facts allow: the first whose collected facts the caller has."""
-    ways = step.ways() or [StepAlternative.model_construct(tools=[], collects=step.collects)]
-    for way in ways:
+def _expected_refusal(name: str, args: Mapping[str, Any], error: ToolError,
+                      expected: Sequence[tuple[str, Mapping[str, Any], str]]) -> bool:
+    return any(tool == name and kind == error.kind and arguments_match(arguments, args) for tool, arguments, kind in expected)
+
+
+def _choose_way(step: WorkflowStep, facts: Mapping[str, Any], withheld: Collection[str], known: _Known,
+                problems: list[str]) -> StepAlternative | None:
+    """The way through a step: among the ways whose ``when`` holds for the record the request is about, the first
+    whose collected facts the caller has (else the first of them); None when no way applies."""
+    ways = step.ways() or [StepAlternative.model_construct(tools=[], collects=step.collects, when={})]
+    applicable = [way for way in ways if _applies(way, step, known, problems)]
+    for way in applicable:
         if all(fact in facts and fact not in withheld for fact in way.collects):
             return way
-    return ways[0]
+    return applicable[0] if applicable else None
+
+
+def _applies(way: StepAlternative, step: WorkflowStep, known: _Known, problems: list[str]) -> bool:
+    """Whether a way's ``when`` holds: each field's latest returned value is one of the values it names."""
+    for name, accepted in way.when.items():
+        if name not in known.latest:
+            problems.append(
+                f"step '{step.id}': the way with tools {way.tools} applies when {name!r} is {accepted!r}, but no earlier "
+                f"tool returns a field {name!r}; name a field of an earlier result"
+            )
+            return False
+        if str(known.latest[name]) not in {str(value) for value in (accepted if isinstance(accepted, list) else [accepted])}:
+            return False
+    return True
 
 
 def _offered(fact: str, listed: list[list[dict[str, Any]]]) -> list[str] | None:
@@ -289,8 +377,9 @@ def _arguments(
     facts: Mapping[str, Any],
     asked: set[str],
     known: _Known,
-    problems: list[str],
+    trace: Trace,
 ) -> dict[str, Any] | None:
+    problems = trace.problems
     schema = tool.input_schema
     properties: dict[str, Any] = schema.get("properties", {})
     args: dict[str, Any] = {}
@@ -302,10 +391,14 @@ def _arguments(
             args[name] = facts[name]
             if any(str(v) != str(facts[name]) for v in values):
                 # An agent filling by name would see two sources that disagree (e.g. old and new value).
-                problems.append(
+                trace.conventions.append(Convention(
+                    NEW_VALUE_OWN_NAME,
                     f"{tool.name} (step '{step_id}'): argument {name!r} is both the caller's fact and a field of earlier "
-                    f"results with other values {values[:3]}; give the new value its own name (e.g. 'new_{name}')"
-                )
+                    f"results with other values {values[:3]}; give the new value its own name (e.g. 'new_{name}'), or, "
+                    f"where the API updates the field under its own name, waive it in benchmark.yaml: lint_waivers: "
+                    f"{{'{NEW_VALUE_OWN_NAME}:{tool.name}.{name}': <why>}}",
+                    (name, f"{tool.name}.{name}"),
+                ))
             continue
         if len(values) == 1:
             args[name] = values[0]

@@ -11,6 +11,7 @@ Conventions the engine relies on (``skillbench benchmark lint`` checks them):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
@@ -22,6 +23,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     field_validator,
     model_serializer,
+    model_validator,
 )
 
 from skillbench.core.records import ExpectedOutcome, ScenarioPath
@@ -127,11 +129,55 @@ class ToolServer(Record):
 WorkflowStepKind = Literal["verify", "collect", "lookup", "act", "confirm", "inform", "escalate"]
 
 
-class StepAlternative(Record):
-    """Another way to complete a step: its own tools and the facts they need."""
+# A value a way's condition accepts: shown in the agent's prompt ('when status is printed or shipped').
+ConditionValue = str | int | float | bool
+_CONDITION_UNSAFE = re.compile(r"[,;()]| or | and | is ")
 
-    tools: list[str] = Field(min_length=1, description="Tools this way uses (from the skill's toolkit).")
+
+class StepAlternative(Record):
+    """Another way to complete a step: its own tools and the facts they need, and when it applies.
+
+    A way of facts only (no tools) is an either-or of a collect step (the reason, or the items and the
+    payment method). A way with ``when`` applies only while the record the request is about has those
+    field values (exchange a delivered order's items, modify a pending one's: same arguments, told apart
+    by the order's status).
+    """
+
+    tools: list[str] = Field(
+        default_factory=list,
+        description="Tools this way uses (from the skill's toolkit); none for a way of facts only (a collect step's either-or).",
+    )
     collects: list[str] = Field(default_factory=list, description="Facts the agent must obtain from the caller this way.")
+    when: dict[str, ConditionValue | list[ConditionValue]] = Field(
+        default_factory=dict,
+        description=(
+            "Record field → the value (or list of values, any of which) it must have for this way to apply: the "
+            "latest value an earlier tool of the conversation returned for that field (the record the request is "
+            "about), compared as strings. Empty: the way always applies."
+        ),
+    )
+
+    _OMIT_WHEN_DEFAULT = ("when",)
+
+    @model_validator(mode="after")
+    def _says_something(self) -> StepAlternative:
+        if not self.tools and not self.collects:
+            raise ValueError("an alternative needs tools or facts to collect (or both)")
+        return self
+
+    @field_validator("when")
+    @classmethod
+    def _speakable(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for name, accepted in value.items():
+            if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+                raise ValueError(f"when: {name!r} is not a record field name (snake_case)")
+            for item in accepted if isinstance(accepted, list) else [accepted]:
+                if _CONDITION_UNSAFE.search(str(item)) or not str(item).strip():
+                    raise ValueError(
+                        f"when: {name} value {item!r} is shown to the agent as 'when {name} is ...'; it cannot be empty or "
+                        "hold ',', ';', '(', ')', ' or ', ' and ', ' is '"
+                    )
+        return value
 
 
 class WorkflowStep(Record):
@@ -154,8 +200,8 @@ class WorkflowStep(Record):
     _OMIT_WHEN_DEFAULT = ("alternatives",)
 
     def ways(self) -> list[StepAlternative]:
-        """Every way to complete the step, its own tools and collects first."""
-        own = [StepAlternative(tools=self.tools, collects=self.collects)] if self.tools else []
+        """Every way to complete the step, its own tools and collects first (when it has either)."""
+        own = [StepAlternative(tools=self.tools, collects=self.collects)] if self.tools or self.collects else []
         return own + list(self.alternatives)
 
     def all_tools(self) -> list[str]:
@@ -219,6 +265,10 @@ def _same(stored: Any, expected: Any) -> bool:
     return str(stored) == str(expected)
 
 
+# The error kinds a gold action may be expected to be refused with: a business rule, or a record that is not there.
+RefusalKind = Literal["precondition", "not_found"]
+
+
 class GoldAction(Record):
     """One write a correct conversation makes: the tool and the arguments that bind it."""
 
@@ -227,6 +277,15 @@ class GoldAction(Record):
         default_factory=dict,
         description="The arguments that decide the effect (free text the agent composes may be left out).",
     )
+    refused: RefusalKind | None = Field(
+        None,
+        description=(
+            "The error kind this call is expected to be refused with (a correct conversation asks, the system says "
+            "no, nothing changes); replayed at load, which stops if it is not refused that way. None: it must succeed."
+        ),
+    )
+
+    _OMIT_WHEN_DEFAULT = ("refused",)
 
 
 class CallerRequest(Record):
@@ -291,6 +350,38 @@ class Scenario(Record):
         return {**self.user_facts, **self.requests[request].facts}
 
 
+class StateComparison(Record):
+    """How the whole-state verdict (and gold-action matching) compares two values. The defaults are skillbench's
+    rule since gold actions exist; another benchmark's may differ (a typed, ordered database hash), so a port
+    can choose its own here (docs/adding-a-domain.md, 'How it is scored')."""
+
+    scalars: Literal["strings", "json"] = Field(
+        "strings",
+        description=(
+            "strings: every scalar compared as its string, like the mock's matching (100 = '100', 100 != 100.0, "
+            "True != 'true'); json: typed like JSON values (100 = 100.0, 100 != '100', True != 'True')."
+        ),
+    )
+    decimals: int | None = Field(
+        None, ge=0, le=12,
+        description="json only: numbers rounded to this many decimal places before comparing (a tolerance); None: exact.",
+    )
+    lists: Literal["unordered", "ordered"] = Field(
+        "unordered",
+        description="unordered: a list of scalars is a multiset (order ignored), a list of records keeps its order; "
+                    "ordered: every list keeps its order.",
+    )
+    unicode: Literal["exact", "NFC", "NFKC"] = Field(
+        "exact", description="exact: strings compared code point by code point; NFC/NFKC: normalised first.",
+    )
+
+    @model_validator(mode="after")
+    def _decimals_need_json(self) -> StateComparison:
+        if self.decimals is not None and self.scalars != "json":
+            raise ValueError("decimals applies to numbers compared as numbers: set scalars: json too")
+        return self
+
+
 class GoldBasis(BaseModel):
     """What the whole-state verdict compares a final state with."""
 
@@ -298,6 +389,7 @@ class GoldBasis(BaseModel):
 
     expected_state: State
     volatile: dict[str, list[str]] = Field(default_factory=dict, description="Collection ('*': any) → fields ignored.")
+    comparison: StateComparison = Field(default_factory=StateComparison, description="How values compare.")
 
 
 class ScenarioFile(Record):
@@ -331,6 +423,13 @@ class BenchmarkManifest(Record):
         default_factory=dict,
         description=(
             "'<collection>.<field>' → '<collection>.<key field>' it points at, for references the naming "
-            "convention does not show (a field named '<singular of a collection>_id' points at that collection)."
+            "convention does not show (a field named '<singular of a collection>_id' points at that collection); "
+            "a path walks into nested records: 'orders.items[].product_id' (each record of the list items)."
         ),
     )
+    comparison: StateComparison = Field(
+        default_factory=StateComparison,
+        description="How the whole-state verdict compares values (strings or JSON types, list order, Unicode).",
+    )
+
+    _OMIT_WHEN_DEFAULT = ("comparison",)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -315,18 +315,26 @@ def _logged_id(effect: ToolEffect, result: str) -> str | None:
 
 
 def replay_actions(initial_state: Mapping[str, list[dict[str, Any]]], tools: Mapping[str, ToolSpec],
-                   actions: Iterable[tuple[str, Mapping[str, Any]]]) -> State:
+                   actions: Iterable[tuple[str, Mapping[str, Any]]], refused: Sequence[str | None] = ()) -> State:
     """The state ``actions`` ((tool, arguments) in order) leave on ``initial_state``, through the same tool
-    implementations the mock serves. Raises :class:`ToolError` naming the action (1-based) that cannot happen."""
+    implementations the mock serves. ``refused``: per action, the error kind it is expected to be refused with
+    (None or absent: it must succeed); such a refusal changes nothing. Raises :class:`ToolError` naming the action
+    (1-based) that cannot happen, or that was expected to be refused and was not (or was refused another way)."""
     state = EnvironmentState(initial_state)
     for number, (name, arguments) in enumerate(actions, start=1):
         spec = tools.get(name)
+        expected = refused[number - 1] if number <= len(refused) else None
         if spec is None:
             raise ToolError("unknown_tool", f"action {number}: {name} is not a tool of the catalogue")
         try:
             state.apply_tool(spec, dict(arguments))
         except ToolError as exc:
-            raise ToolError(exc.kind, f"action {number} ({name}): {exc.message}") from None
+            if exc.kind == expected:
+                continue
+            also = f" (expected to be refused as {expected}, not {exc.kind})" if expected else ""
+            raise ToolError(exc.kind, f"action {number} ({name}): {exc.message}{also}") from None
         except BenchmarkCodeError as exc:
             raise BenchmarkCodeError(f"action {number} ({name}): {exc}", traceback=exc.traceback) from None
+        if expected:
+            raise ToolError("precondition", f"action {number} ({name}) is expected to be refused ({expected}) but succeeds")
     return state.snapshot()

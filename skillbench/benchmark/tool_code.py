@@ -139,14 +139,17 @@ def load_tool_module(path: Path, text: str) -> ToolModule:
         if spec is None or spec.loader is None:
             raise BenchmarkDataError(f"{path}: cannot be imported as a Python module. Fix: name it <server>.py.")
         module = importlib.util.module_from_spec(spec)
+        # In sys.modules while it runs (as an import would be): pydantic resolves the annotations of the
+        # module's models (Annotated[...] fields under `from __future__ import annotations`) through it.
+        sys.modules[module_name] = module
         try:
             spec.loader.exec_module(module)
         except Exception as exc:  # the domain's own code: say where it broke, in one line
+            del sys.modules[module_name]
             raise BenchmarkDataError(
                 f"{path}: importing it failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). "
                 f"Fix: correct the module."
             ) from None
-        sys.modules[module_name] = module
     tools = [value.__dict__[TOOL_ATTRIBUTE] for value in vars(module).values()
              if callable(value) and TOOL_ATTRIBUTE in getattr(value, "__dict__", {})]
     collections = getattr(module, "COLLECTIONS", {}) or {}

@@ -76,7 +76,7 @@ def render_agent_prompt(skill: Skill) -> str:
     """The system prompt of the agent under test. Rendered once per scenario."""
     steps = "\n".join(
         render_step_line(index, step.kind, step.instruction, step.tools, step.collects, step.required,
-                         [(way.tools, way.collects) for way in step.alternatives])
+                         [(way.tools, way.collects, way.when) for way in step.alternatives])
         for index, step in enumerate(skill.steps, start=1)
     )
     criteria = "\n".join(f"- {item}" for item in skill.success_criteria)

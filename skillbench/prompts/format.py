@@ -9,7 +9,8 @@ a change here is a prompt-version change.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,13 +29,23 @@ TOOLS_MARK = " (tools: {})"
 ASK_FOR_MARK = " (ask for: {})"
 OPTIONAL_MARK = " (only when it applies)"
 # Another way to complete the step (verify by e-mail, or by name and postcode); rendered only when a step has one.
-ALTERNATIVE_MARK = " (or tools: {})"
-ALTERNATIVE_ASK_FOR = "; ask for: {}"
+# Its parts, each present when the way has it: ' (or tools: a.b; ask for: x, y; when status is queued or held)'.
+# A step with no way of its own (no tools, no facts) opens with ' (either ...)'.
+WAY_OPEN = " ({lead} {parts})"
+WAY_LEADS = ("or", "either")
+WAY_TOOLS = "tools: {}"
+WAY_ASK_FOR = "ask for: {}"
+WAY_WHEN = "when {}"  # 'status is printed or shipped and region is north'
+WAY_PART_SEPARATOR = "; "
+WHEN_IS, WHEN_OR, WHEN_AND = " is ", " or ", " and "
 LIST_SEPARATOR = ", "
 
 
 class Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+Condition = dict[str, list[str]]  # a way's 'when': record field → the values (any of them) it applies for
 
 
 class StepView(Record):
@@ -47,28 +58,57 @@ class StepView(Record):
     collects: list[str]
     required: bool
     alternatives: list[tuple[list[str], list[str]]] = Field(default_factory=list, description="other ways: (tools, collects)")
+    when: list[Condition] = Field(
+        default_factory=list,
+        description="each alternative's condition on the record the request is about ({} when none); empty when no "
+                    "alternative has one",
+    )
 
     def ways(self) -> list[tuple[list[str], list[str]]]:
-        """Every way to complete the step, its own first."""
-        return ([(self.tools, self.collects)] if self.tools else []) + list(self.alternatives)
+        """Every way to complete the step, its own first (when it has tools or facts of its own)."""
+        return ([(self.tools, self.collects)] if self.tools or self.collects else []) + list(self.alternatives)
+
+    def conditioned_ways(self) -> list[tuple[list[str], list[str], Condition]]:
+        """:meth:`ways` with each one's condition ({} when it has none; the step's own way never has one)."""
+        conditions = self.when or [{} for _ in self.alternatives]
+        own = [(self.tools, self.collects, {})] if self.tools or self.collects else []
+        return own + [(tools, collects, condition) for (tools, collects), condition in zip(self.alternatives, conditions, strict=True)]
 
     def all_tools(self) -> list[str]:
         return list(dict.fromkeys(name for tools, _ in self.ways() for name in tools))
 
 
-def _alternative(tools: list[str], collects: list[str]) -> str:
-    way = LIST_SEPARATOR.join(tools) + (ALTERNATIVE_ASK_FOR.format(LIST_SEPARATOR.join(collects)) if collects else "")
-    return ALTERNATIVE_MARK.format(way)
+# A way as a renderer takes it: (tools, collects) or (tools, collects, when).
+WayText = tuple[Iterable[str], Iterable[str]] | tuple[Iterable[str], Iterable[str], Mapping[str, Any]]
+
+
+def render_condition(when: Mapping[str, Any]) -> str:
+    """``{status: [printed, shipped]}`` → 'status is printed or shipped' (fields joined by ' and ')."""
+    return WHEN_AND.join(
+        f"{name}{WHEN_IS}{WHEN_OR.join(str(v) for v in (value if isinstance(value, list) else [value]))}"
+        for name, value in when.items()
+    )
+
+
+def _alternative(way: WayText, lead: str) -> str:
+    tools, collects, *condition = way
+    when: Mapping[str, Any] = condition[0] if condition else {}
+    parts = ([WAY_TOOLS.format(LIST_SEPARATOR.join(tools))] if tools else []) + (
+        [WAY_ASK_FOR.format(LIST_SEPARATOR.join(collects))] if collects else []) + (
+        [WAY_WHEN.format(render_condition(when))] if when else [])
+    return WAY_OPEN.format(lead=lead, parts=WAY_PART_SEPARATOR.join(parts)) if parts else ""
 
 
 def render_step_line(index: int, kind: str, instruction: str, tools: Iterable[str], collects: Iterable[str] = (),
-                     required: bool = True, alternatives: Iterable[tuple[Iterable[str], Iterable[str]]] = ()) -> str:
+                     required: bool = True, alternatives: Iterable[WayText] = ()) -> str:
     tools, collects = list(tools), list(collects)
+    either, orelse = WAY_LEADS[1], WAY_LEADS[0]
+    first = orelse if tools or collects else either  # a step with no way of its own reads '(either ...) (or ...)'
     return (
         STEP_LINE.format(index=index, kind=kind, instruction=instruction)
         + (TOOLS_MARK.format(LIST_SEPARATOR.join(tools)) if tools else "")
         + (ASK_FOR_MARK.format(LIST_SEPARATOR.join(collects)) if collects else "")
-        + "".join(_alternative(list(t), list(c)) for t, c in alternatives)
+        + "".join(_alternative(way, first if n == 0 else orelse) for n, way in enumerate(alternatives))
         + ("" if required else OPTIONAL_MARK)
     )
 
@@ -95,20 +135,40 @@ def parse_step_line(line: str) -> StepView | None:
     if optional:
         rest = rest[: -len(OPTIONAL_MARK.strip())].rstrip()
     alternatives: list[tuple[list[str], list[str]]] = []
+    conditions: list[Condition] = []
     while found := _ALTERNATIVE.search(rest):
-        alternatives.insert(0, (_items(found.group(1)), _items(found.group(2) or "")))
+        tools, collects, when = _way_parts(found.group(2))
+        alternatives.insert(0, (tools, collects))
+        conditions.insert(0, when)
         rest = rest[: found.start()]
     rest, collects = _trailing_list(rest, ASK_FOR_MARK)
     rest, tools = _trailing_list(rest, TOOLS_MARK)
     return StepView(index=int(match.group("index")), kind=match.group("kind"), instruction=rest.strip(), tools=tools,
-                    collects=collects, required=not optional, alternatives=alternatives)
+                    collects=collects, required=not optional, alternatives=alternatives,
+                    when=conditions if any(conditions) else [])
 
 
+_TOOLS_PREFIX, _ASK_PREFIX, _WHEN_PREFIX = (mark.split("{}")[0] for mark in (WAY_TOOLS, WAY_ASK_FOR, WAY_WHEN))
+_WAY_PART = rf"(?:{re.escape(_TOOLS_PREFIX)}|{re.escape(_ASK_PREFIX)}|{re.escape(_WHEN_PREFIX)})[^;()]*"
 _ALTERNATIVE = re.compile(
-    r"\s*" + re.escape(ALTERNATIVE_MARK.strip()).replace(
-        re.escape("{}"), r"([^;)]*)(?:" + re.escape(ALTERNATIVE_ASK_FOR).replace(re.escape("{}"), r"([^)]*)") + ")?"
-    ) + "$"
+    rf"\s*\(({'|'.join(WAY_LEADS)}) ({_WAY_PART}(?:{re.escape(WAY_PART_SEPARATOR)}{_WAY_PART})*)\)$"
 )
+
+
+def _way_parts(text: str) -> tuple[list[str], list[str], Condition]:
+    tools: list[str] = []
+    collects: list[str] = []
+    when: Condition = {}
+    for part in text.split(WAY_PART_SEPARATOR):
+        if part.startswith(_TOOLS_PREFIX):
+            tools = _items(part[len(_TOOLS_PREFIX):])
+        elif part.startswith(_ASK_PREFIX):
+            collects = _items(part[len(_ASK_PREFIX):])
+        else:
+            for clause in part[len(_WHEN_PREFIX):].split(WHEN_AND):
+                name, _, values = clause.partition(WHEN_IS)
+                when[name.strip()] = [value.strip() for value in values.split(WHEN_OR)]
+    return tools, collects, when
 
 
 def _items(text: str) -> list[str]:

@@ -179,7 +179,7 @@ def render_judge_prompt(skill: Skill, scenario: Scenario, rollout: Rollout, chec
     toolkit = f"{NOT_GIVEN}\n{TOOLKIT_UNKNOWN_NOTE}" if "toolkit" in unknown else ", ".join(skill.tools)
     steps = "\n".join(
         render_step_line(index, step.kind, step.instruction, step.tools, required=step.required,
-                         alternatives=[(way.tools, ()) for way in step.alternatives])
+                         alternatives=[(way.tools, (), way.when) for way in step.alternatives])
         for index, step in enumerate(skill.steps, start=1)
     )
     guardrails = "\n".join(f"- {item}" for item in skill.guardrails)

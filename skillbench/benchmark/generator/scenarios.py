@@ -238,8 +238,9 @@ def _unique_tools(trace: Trace) -> list[str]:
 
 
 def _check(trace: Trace, where: str) -> None:
-    if trace.problems:
-        raise TemplateError(f"{where}: {trace.problems[0]}")
+    problems = [*trace.problems, *(convention.message for convention in trace.conventions)]  # the generator waives none
+    if problems:
+        raise TemplateError(f"{where}: {problems[0]}")
 
 
 def build_candidates(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from skillbench.benchmark.gold import describe_action, match_gold_actions, state_differences
+from skillbench.benchmark.gold import arguments_match, describe_action, match_gold_actions, state_differences
 from skillbench.core import paths
 from skillbench.core.records import PROPER_ENDINGS
 from skillbench.evaluation.checks.registry import CheckContext, CheckResult, rule_check
@@ -148,22 +148,36 @@ def end_state_matches_gold(ctx: CheckContext) -> CheckResult | None:
     gold = ctx.scenario.gold
     if gold is None:
         return None
-    differences = state_differences(ctx.rollout.final_state, gold.expected_state, gold.volatile)
+    differences = state_differences(ctx.rollout.final_state, gold.expected_state, gold.volatile, comparison=gold.comparison)
     return CheckResult(passed=not differences, detail="; ".join(differences) or "the whole state matches")
 
 
 @rule_check("gold_actions_performed", hard=False, conditional=True)
 def gold_actions_performed(ctx: CheckContext) -> CheckResult | None:
-    """Which gold actions a successful call performed with matching arguments."""
-    actions = ctx.scenario.gold_actions
-    if actions is None or ctx.scenario.gold is None:
+    """Which gold actions a successful call performed with matching arguments. A gold action expected to be
+    refused (``refused: <kind>``) need not be attempted (a careful agent may foresee the refusal); it fails the
+    check only when a call with its arguments succeeded."""
+    actions, gold = ctx.scenario.gold_actions, ctx.scenario.gold
+    if actions is None or gold is None:
         return None
     calls = [(r.name, r.arguments) for r in ctx.rollout.tool_calls if not r.control and not r.is_error]
-    matched = match_gold_actions(actions, calls)
-    missing = [describe_action(action) for action, hit in zip(actions, matched, strict=True) if hit is None]
-    done = len(actions) - len(missing)
-    detail = f"{done}/{len(actions)} performed" + (f"; missing: {'; '.join(missing)}" if missing else "")
-    return CheckResult(passed=not missing, detail=detail if actions else "none expected")
+    writes = [action for action in actions if not action.refused]
+    refusals = [action for action in actions if action.refused]
+    matched = match_gold_actions(writes, calls, gold.comparison)
+    missing = [describe_action(action) for action, hit in zip(writes, matched, strict=True) if hit is None]
+    done = len(writes) - len(missing)
+    detail = f"{done}/{len(writes)} performed" + (f"; missing: {'; '.join(missing)}" if missing else "")
+    if not refusals:
+        return CheckResult(passed=not missing, detail=detail if actions else "none expected")
+    succeeded = [describe_action(action) for action, hit
+                 in zip(refusals, match_gold_actions(refusals, calls, gold.comparison), strict=True) if hit is not None]
+    asked = sum(any(r.is_error and r.name == action.tool and r.error_kind == action.refused
+                    and arguments_match(action.arguments, r.arguments, gold.comparison) for r in ctx.rollout.tool_calls)
+                for action in refusals)
+    detail += f"; expected refusals: {asked}/{len(refusals)} asked and refused"
+    if succeeded:
+        detail += f"; succeeded though expected to be refused: {'; '.join(succeeded)}"
+    return CheckResult(passed=not missing and not succeeded, detail=detail)
 
 
 @rule_check("max_tool_calls", hard=False, conditional=True)

@@ -190,7 +190,10 @@ class PolicyFollower(Lapses, Phrasing):
             return False
         tools, collects = step.tools, step.collects
         if step.alternatives:
-            tools, collects = self.choose_way(step)
+            way = self.choose_way(step)
+            if way is None:  # the record's state rules out every way ('when status is ...')
+                return self.condition_failed(step, step.all_tools()[0], self.ruled_out(step)) if step.kind == "act" else False
+            tools, collects = way
         # 1. facts the step collects from the caller
         missing = [key for key in collects if not self.have(key)]
         for key in collects:
@@ -236,20 +239,48 @@ class PolicyFollower(Lapses, Phrasing):
             return self.after_lookup(step)
         return False
 
-    def choose_way(self, step: Step) -> tuple[list[str], list[str]]:
-        """The way through a step with alternatives: the one already taken, else the first whose facts are in
-        hand, else the first the caller has not said they cannot give (asking for its facts, at most two at a
-        time; a caller who does not know their e-mail is then asked for the next way's facts)."""
+    def choose_way(self, step: Step) -> tuple[list[str], list[str]] | None:
+        """The way through a step with alternatives: the one already taken in this request, else, among the ways the
+        record's state allows (a way's 'when'), the first whose facts are in hand, else the first the caller has not
+        said they cannot give (asking for its facts, at most two at a time; a caller who does not know their e-mail
+        is then asked for the next way's facts). None when the record's state rules out every way."""
         view = self.view
-        ways = step.ways()
-        for tools, collects in ways:
+        for tools, collects in step.ways():
+            # Taken already: its own result may change the field its 'when' read (a reprint job is 'queued').
             if any(view.calls_of(name) for name in tools):
                 return tools, collects
+        careless = self.lapse("ignore_conditions")  # takes a way without checking the record's state
+        states = [(tools, collects, True if careless else self.way_state(when)) for tools, collects, when in step.conditioned_ways()]
+        ways = [(tools, collects) for tools, collects, state in states if state is True]
+        if not ways:
+            if states and all(state is False for _, _, state in states):
+                return None
+            ways = [(tools, collects) for tools, collects, state in states if state is not False]
         for tools, collects in ways:
             if all(self.have(key) for key in collects):
                 return tools, collects
         possible = [(tools, collects) for tools, collects in ways if not any(key in view.unknown for key in collects)]
         return possible[0] if possible else ways[0]
+
+    def record_value(self, name: str) -> str | None:
+        """The field ``name`` of the latest record a successful call returned (never a caller's fact)."""
+        view = self.view
+        for call in reversed(view.ok_calls()):
+            record = view.selected(call, "")
+            if record is not None and name in record and not isinstance(record[name], (dict, list)):
+                return str(record[name])
+        return None
+
+    def way_state(self, when: dict[str, list[str]]) -> bool | None:
+        """Whether a way's condition holds for the record the request is about; None while a field is unseen."""
+        values = {name: self.record_value(name) for name in when}
+        if any(value is None for value in values.values()):
+            return None
+        return all(values[name] in accepted for name, accepted in when.items())
+
+    def ruled_out(self, step: Step) -> str:
+        fields = dict.fromkeys(name for _, _, when in step.conditioned_ways() for name in when)
+        return join_words([f"the {plain(name)} is {self.record_value(name)}" for name in fields])
 
     def missing_arguments(self, step: Step, absent: list[str]) -> bool:
         view = self.view
