@@ -414,8 +414,7 @@ class ModelClient:
         """A slot from the scope's limiter; raises once the provider has made this call wait its patience."""
         patience = self.cfg.rate_limit_patience_s
         if isinstance(self.limiter, EndpointLimiter):
-            tokens = call.tokens if self.limiter.counts_tokens else 0
-            ticket = await self.limiter.acquire(tokens, call.priority, patience_s=patience, paused_s=call.paused_s)
+            ticket = await self.limiter.acquire(call.tokens, call.priority, patience_s=patience, paused_s=call.paused_s)
             if ticket is not None:
                 call.paused_s += ticket.paused_s
                 if self.stats is not None:

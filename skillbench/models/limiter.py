@@ -229,6 +229,7 @@ class Ticket:
     provider's pauses (what spends the patience)."""
 
     started: float
+    tokens: int = 0  # the prompt's estimated tokens
     waited_s: float = 0.0
     queued_s: float = 0.0
     paused_s: float = 0.0
@@ -310,6 +311,8 @@ class EndpointLimiter:
         self._blocked = _Clock()  # runs while calls wait on the provider (its pause or its rate)
         self._req_level: float | None = None
         self._req_debt = 0  # requests sent before the rate was known, taken from the bucket when it starts
+        self._tok_debt = 0  # ... and their tokens
+        self._tokens_in_flight = 0
         self._tok_level: float | None = None
         self._bucket_at = 0.0
         self._waiters: list[_Waiter] = []
@@ -336,11 +339,6 @@ class EndpointLimiter:
             if not merged.adaptive:
                 self.limit = float(merged.ceiling)
 
-    @property
-    def counts_tokens(self) -> bool:
-        """Whether a tokens-per-minute limit is in force (then a call's prompt size is needed)."""
-        return bool(self.settings.tokens_per_minute or self.learned_tpm)
-
     # ------------------------------------------------------------------ admission
 
     async def acquire(self, tokens: int = 0, priority: float = 0.0, patience_s: float | None = None,
@@ -350,7 +348,7 @@ class EndpointLimiter:
         now = time.monotonic()
         if not self._waiting and self._check(now, tokens)[0] == "ok":
             self._take(tokens)
-            return Ticket(started=now)
+            return Ticket(started=now, tokens=tokens)
         loop = asyncio.get_running_loop()
         self._seq += 1
         waiter = _Waiter(priority, self._seq, tokens, loop.create_future(), now, self._blocked.read(now),
@@ -429,7 +427,9 @@ class EndpointLimiter:
             self._req_level = min(cap, have + elapsed * req_rate)
         if tok_rate:
             have = self._tok_level
-            self._tok_level = (tok_rate if start_full else 0.0) if have is None else min(tok_rate, have + elapsed * tok_rate)
+            if have is None:
+                have, self._tok_debt = (max(0.0, tok_rate - self._tok_debt) if start_full else 0.0), 0
+            self._tok_level = min(tok_rate, have + elapsed * tok_rate)
 
     def _take(self, tokens: int) -> None:
         if self._req_level is not None:  # a bucket exists once a rate is in force (rates never go away)
@@ -437,10 +437,12 @@ class EndpointLimiter:
         if self._tok_level is not None:
             self._tok_level -= tokens
         self.in_flight += 1
+        self._tokens_in_flight += tokens
         self.requests += 1
 
     def _give_back(self, tokens: int) -> None:
         self.in_flight = max(0, self.in_flight - 1)
+        self._tokens_in_flight -= tokens
         self.requests -= 1
         if self._req_level is not None:
             self._req_level += 1.0
@@ -471,7 +473,7 @@ class EndpointLimiter:
             self._waiting -= 1
             self._take(waiter.tokens)
             waited = self._blocked.read(now) - waiter.provider_clock
-            waiter.future.set_result(Ticket(started=now, waited_s=waited,
+            waiter.future.set_result(Ticket(started=now, tokens=waiter.tokens, waited_s=waited,
                                             queued_s=max(0.0, now - waiter.enqueued - waited),
                                             paused_s=self._pause.clock(now) - waiter.pause_clock))
             reason, wait = "idle", None
@@ -504,7 +506,8 @@ class EndpointLimiter:
         """A request ended: ``outcome`` is ok, throttled (429 / 503 with a reason) or failed (anything else)."""
         now = time.monotonic()
         self.in_flight = max(0, self.in_flight - 1)
-        self._learn(hints)
+        self._tokens_in_flight -= ticket.tokens
+        self._learn(hints, ticket.tokens)
         if extra_tokens and self._tok_level is not None:
             self._tok_level -= extra_tokens  # the reply's tokens, known only now
         pause = hints.wait_s
@@ -518,6 +521,12 @@ class EndpointLimiter:
             pause = max(pause or 0.0, self._throttled(ticket.started, now, hints))
         if pause:
             self._pause_for(now, pause)
+            if outcome == "throttled":
+                # The provider's buckets are empty: ours restart empty when the pause ends, so the first second after
+                # it is paced, not a burst that empties the provider's again (a 429 and a pause every second).
+                self._req_level = 0.0 if self._req_level is not None else None
+                self._tok_level = 0.0 if self._tok_level is not None else None
+                self._bucket_at = max(self._bucket_at, self._pause.until)
         self._dispatch()
 
     def _grow(self) -> None:
@@ -536,8 +545,6 @@ class EndpointLimiter:
             self.slow_start = False
             self.last_cut = now
             self.min_limit = min(self.min_limit, self.limit)
-        if self._req_level is not None:
-            self._req_level = 0.0  # the provider's own bucket is empty too
         asked = hints.retry_after_s if hints.retry_after_s is not None else hints.wait_s
         if asked is None:  # no hint: exponential back-off shared by every caller, with jitter
             asked = min(30.0, 0.5 * 2 ** min(self._streak - 1, 6)) * (0.5 + random.random())
@@ -549,16 +556,20 @@ class EndpointLimiter:
             self._lease.published_pause = time.time() + (self._pause.until - now)
             self._renew(soon=True)
 
-    def _learn(self, hints: Hints) -> None:
+    def _learn(self, hints: Hints, tokens: int) -> None:
+        """Limits the provider stated; the first time, the calls sent before (unpaced) are taken from the buckets
+        when they start: the provider counted them."""
         lease = self._lease
         if hints.requests_per_minute and hints.requests_per_minute != self.learned_rpm:
             if self.learned_rpm is None and not self.settings.requests_per_minute:
-                self._req_debt = self.in_flight + 1  # the calls sent unpaced used the provider's bucket
+                self._req_debt = self.in_flight + 1
             self.learned_rpm = hints.requests_per_minute
             if lease is not None:
                 lease.fresh_rpm = self.learned_rpm
                 self._renew(soon=True)
         if hints.tokens_per_minute and hints.tokens_per_minute != self.learned_tpm:
+            if self.learned_tpm is None and not self.settings.tokens_per_minute:
+                self._tok_debt = self._tokens_in_flight + tokens
             self.learned_tpm = hints.tokens_per_minute
             if lease is not None:
                 lease.fresh_tpm = self.learned_tpm
@@ -626,7 +637,7 @@ class EndpointLimiter:
 
     def after_fork(self) -> None:
         """In a forked worker: nothing in flight or waiting here, no timer, no lease yet (learned limits kept)."""
-        self.in_flight = self._waiting = 0
+        self.in_flight = self._waiting = self._tokens_in_flight = 0
         self._waiters = []
         self._timer, self._timer_at = None, math.inf
         self._blocked = _Clock()
