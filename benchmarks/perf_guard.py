@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,6 +32,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from benchmarks.throughput import Measured, Stub, spread  # noqa: E402
+
 DEFAULT_AGAINST = ("3ba7b92", "dc46533")  # the previous round's code; main before the limiter's redesign
 
 _ENGINE = """
@@ -58,46 +61,23 @@ print(json.dumps(replay_bare(bodies, {concurrency}, {base!r}, {conversations})._
 """
 
 
-class Stub:
-    """This tree's benchmarks/load_stub.py (the same instrument for every column), recording what it is sent."""
-
-    def __init__(self, latency_ms: float, record: Path | None = None) -> None:
-        args = [sys.executable, str(REPO / "benchmarks" / "load_stub.py"), "--latency-ms", str(latency_ms)]
-        if record is not None:
-            args += ["--record", str(record)]
-        self.process = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, text=True)
-        self.base_url = f"http://127.0.0.1:{int(self.process.stdout.readline())}/v1"  # type: ignore[union-attr]
-
-    def close(self) -> dict[str, Any]:
-        """Stop it; what it saw (requests, peak_in_flight)."""
-        self.process.terminate()
-        out, _ = self.process.communicate(timeout=60)
-        lines = out.strip().splitlines()
-        return json.loads(lines[-1]) if lines else {}
-
-
 @dataclass
 class Run:
+    """One measured run of one tree: the engine's job, the stub's view of it, and bare litellm on its requests."""
+
     tree: str
-    conversations: int
-    calls: int
-    wall_s: float
-    cpu_s: float
+    engine: Measured
     peak_in_flight: int
-    bare_cpu_ms_per_call: float
+    bare: Measured
     load: float
 
     @property
     def cpu_per_conversation(self) -> float:
-        return self.cpu_s / self.conversations
-
-    @property
-    def conversations_per_hour(self) -> float:
-        return self.conversations / self.wall_s * 3600
+        return self.engine.cpu_s / self.engine.conversations
 
     @property
     def engine_over_bare(self) -> float:
-        return self.bare_cpu_ms_per_call / (self.cpu_s / self.calls * 1000)
+        return self.bare.cpu_ms_per_call / self.engine.cpu_ms_per_call
 
 
 def _child(code: str, pythonpath: str) -> dict[str, Any]:
@@ -128,8 +108,7 @@ def measure(tree: Path, label: str, conversations: int, concurrency: int, latenc
                                        base=bare_stub.base_url, conversations=conversations), str(REPO))
         finally:
             bare_stub.close()
-    return Run(label, engine["conversations"], engine["calls"], engine["wall_s"], engine["cpu_s"],
-               int(seen.get("peak_in_flight", 0)), bare["cpu_s"] / bare["calls"] * 1000, load)
+    return Run(label, Measured(**engine), int(seen.get("peak_in_flight", 0)), Measured(**bare), load)
 
 
 def export(commit: str, into: Path) -> Path:
@@ -141,11 +120,6 @@ def export(commit: str, into: Path) -> Path:
     return folder
 
 
-def spread(values: list[float], fmt: str) -> str:
-    median = fmt.format(statistics.median(values))
-    return median if len(values) == 1 else f"{median} ({fmt.format(min(values))}–{fmt.format(max(values))})"
-
-
 def report(runs: list[Run], trees: list[str], rounds: int) -> None:
     print("| tree | CPU s per conversation | conversations/hour | peak requests in flight | engine ÷ bare litellm "
           "(CPU per call) | load (1-min) |")
@@ -153,7 +127,7 @@ def report(runs: list[Run], trees: list[str], rounds: int) -> None:
     for tree in trees:
         mine = [run for run in runs if run.tree == tree]
         print(f"| {tree} | {spread([r.cpu_per_conversation for r in mine], '{:.3f}')} "
-              f"| {spread([r.conversations_per_hour for r in mine], '{:,.0f}')} "
+              f"| {spread([r.engine.conversations_per_hour for r in mine], '{:,.0f}')} "
               f"| {spread([float(r.peak_in_flight) for r in mine], '{:.0f}')} "
               f"| {spread([r.engine_over_bare for r in mine], '{:.2f}')} "
               f"| {spread([r.load for r in mine], '{:.1f}')} |")
@@ -166,7 +140,8 @@ def report(runs: list[Run], trees: list[str], rounds: int) -> None:
         ratios = [a.cpu_per_conversation / b.cpu_per_conversation for a, b in zip(this, other, strict=True)]
         peaks = ", ".join(f"{a.peak_in_flight} / {b.peak_in_flight}" for a, b in zip(this, other, strict=True))
         print(f"| {tree} | {', '.join(f'{r:.2f}' for r in ratios)} | {peaks} |")
-    print(f"\n{rounds} interleaved round(s), {runs[0].conversations} conversations and {runs[0].calls} calls per run")
+    print(f"\n{rounds} interleaved round(s), {runs[0].engine.conversations} conversations and {runs[0].engine.calls} "
+          "calls per run")
 
 
 def main() -> None:
