@@ -56,7 +56,16 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.models.limit_scope import LimitScope
-from skillbench.models.limit_share import OWN_LEASE_S, SYNC_S, Ask, Grant, alone, member_name, sync_shared
+from skillbench.models.limit_share import (
+    OWN_LEASE_S,
+    SYNC_ALONE_S,
+    SYNC_S,
+    Ask,
+    Grant,
+    alone,
+    member_name,
+    sync_shared,
+)
 
 log = logging.getLogger(__name__)
 
@@ -593,8 +602,8 @@ class EndpointLimiter:
             lease.soon.set()
 
     async def _keep_lease(self, lease: _Lease) -> None:
-        """Renew the share every SYNC_S while calls are in flight or waiting (and at once when asked), the file work
-        in a thread; give the share back once idle."""
+        """Renew the share every SYNC_S while calls are in flight or waiting (SYNC_ALONE_S while no other process
+        shares the scope; at once when asked), the file work in a thread; give the share back once idle."""
         while True:
             wait = lease.last_sync + _MIN_SYNC_GAP_S - time.monotonic()
             if wait > 0:
@@ -621,7 +630,7 @@ class EndpointLimiter:
             assert lease.soon is not None
             lease.soon.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(lease.soon.wait(), SYNC_S)
+                await asyncio.wait_for(lease.soon.wait(), SYNC_S if grant.members > 1 else SYNC_ALONE_S)
 
     def _apply(self, lease: _Lease, grant: Grant) -> None:
         now = time.monotonic()
