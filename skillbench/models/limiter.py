@@ -472,8 +472,10 @@ class EndpointLimiter:
         reason, wait = "idle", None
         while self._waiters:
             waiter = self._waiters[0]
-            if waiter.future.done():
+            if waiter.future.done() or waiter.future.get_loop().is_closed():  # gave up, or its job's loop ended
                 heapq.heappop(self._waiters)
+                if not waiter.future.done():
+                    self._waiting -= 1
                 continue
             reason, wait = self._check(now, waiter.tokens)
             if reason != "ok":

@@ -303,3 +303,21 @@ async def test_a_rate_limit_group_joins_models_the_default_scopes_keep_apart(mon
     assert len(stub.refused) <= 0.05 * (len(stub.accepted) + len(stub.refused)), len(stub.refused)
     [scope] = pool.endpoint_stats()
     assert scope["scope"] == "group" and scope["endpoint"].endswith("@ gateway")
+
+
+def test_a_waiter_left_behind_by_a_closed_event_loop_does_not_block_the_next_job() -> None:
+    # Jobs of one process each run their own event loop (the basic launcher) and share the limiter: a call still
+    # waiting when its job's loop ended abruptly must not hold up the next job's calls.
+    limiter = EndpointLimiter("x", LimitSettings(ceiling=1, adaptive=False))
+    loop = asyncio.new_event_loop()
+    held = loop.run_until_complete(limiter.acquire())
+    waiting = loop.create_task(limiter.acquire())
+    loop.run_until_complete(asyncio.sleep(0.01))
+    loop.close()  # never cancelled, never resumed
+    waiting._log_destroy_pending = False  # type: ignore[attr-defined]  (that it never ended is the point)
+    limiter.release(held, "ok", 0.0)
+
+    async def next_job() -> Any:
+        return await asyncio.wait_for(limiter.acquire(), 5)
+
+    assert asyncio.run(next_job()) is not None and not waiting.done()
