@@ -12,7 +12,10 @@ function over the file's state:
   ``max(in flight, share)``, so the entries never add up to more than the ceiling, and a process whose share
   shrank gives slots back as its calls end.
 - **Rate** (requests and tokens per minute, configured or stated by the provider): a fraction of it, by the
-  same wants; the fractions on file never add up to more than 1. Each process paces its own fraction.
+  same wants; the fractions on file never add up to more than 1. Each process paces its own fraction; where the
+  whole rate is at most a couple of requests a second (a provider's burst of one or two), the processes take turns
+  instead: the turns of one clock grid are handed out under the lock, one or two ahead to a process with calls
+  waiting (:attr:`Grant.turns`), so two never send within one turn of each other.
 - **Pause and stated limits**: the latest ``pause_until`` (a 429's ``Retry-After``) and limits any process
   learned from headers are kept in the file, so every process follows them from its next renewal.
 
@@ -34,6 +37,7 @@ import errno
 import fcntl
 import json
 import logging
+import math
 import os
 import socket
 import time
@@ -66,6 +70,9 @@ class Ask:
     learned_rpm: float | None = None  # a limit the provider stated since the last renewal
     learned_tpm: float | None = None
     pause_until: float = 0.0  # epoch seconds: the provider asked every caller to wait until then
+    turns: int = 0  # turns it wants reserved (see Grant.turns), on a grid of turn_rate turns a second
+    turn_rate: float = 0.0
+    last_sent: float = 0.0  # epoch seconds: its latest request (no turn is reserved within a turn of it)
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,10 @@ class Grant:
     requests_per_minute: float | None = None  # stated by the provider to any of them
     tokens_per_minute: float | None = None
     pause_until: float = 0.0  # epoch seconds
+    # Turns reserved for this process (numbers of the grid's turns, floor(epoch × turn_rate)): where a shared rate is
+    # too low for the provider's burst to absorb two processes sending at once, a process sends only in its own
+    # turns, each given to one process under the lock (models/limiter.py).
+    turns: tuple[int, ...] = ()
 
 
 def alone(ceiling: int) -> Grant:
@@ -131,7 +142,19 @@ def share(state: dict[str, Any], member: str, ask: Ask, now: float) -> Grant:
     }}
     return Grant(slots=slots, rate_share=rate_share, members=len(others) + 1,
                  requests_per_minute=state.get("learned_rpm"), tokens_per_minute=state.get("learned_tpm"),
-                 pause_until=state["pause_until"])
+                 pause_until=state["pause_until"], turns=_reserve_turns(state, ask, now))
+
+
+def _reserve_turns(state: dict[str, Any], ask: Ask, now: float) -> tuple[int, ...]:
+    """The next free turns of the grid for ``ask``: after every turn already given out, after the current one, and
+    a whole turn after the latest request any process reported."""
+    state["last_sent"] = max(float(state.get("last_sent") or 0.0), ask.last_sent)
+    if not ask.turns or ask.turn_rate <= 0:
+        return ()
+    first = max(int(state.get("next_turn") or 0), math.floor(now * ask.turn_rate) + 1,
+                math.floor(state["last_sent"] * ask.turn_rate) + 2)
+    state["next_turn"] = first + ask.turns
+    return tuple(range(first, first + ask.turns))
 
 
 def member_name(nonce: str) -> str:

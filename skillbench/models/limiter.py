@@ -75,6 +75,15 @@ MAX_PAUSE_S = 120.0  # a single pause asked for by the provider, at most (the pa
 # arrival times turns into 429s (each of which pauses every caller for its Retry-After).
 RATE_MARGIN = 0.97
 _MIN_SYNC_GAP_S = 0.05  # renewals asked for at once (a 429, a newly stated limit) come at most this often
+# Turns: where processes share a request rate of at most TURN_MAX_RATE a second (a provider's burst of one or two
+# requests), each sends only at the start of turns reserved for it (limit_share: each turn of one clock grid, from
+# time.time(), goes to one process), turns TURN_MARGIN of the rate apart, within TURN_WINDOW of a turn's start: any
+# two sends are at least (1 - TURN_WINDOW) / TURN_MARGIN ≥ 1 request's time apart. Cluster nodes' clocks agree to
+# milliseconds (NTP); a turn lasts half a second or more.
+TURN_MAX_RATE = 2.0
+TURN_MARGIN = 0.95
+TURN_WINDOW = 0.05
+TURNS_AHEAD = 2  # turns a process with calls waiting holds reserved at most
 
 
 @dataclass(frozen=True)
@@ -320,6 +329,9 @@ class EndpointLimiter:
         self._blocked = _Clock()  # runs while calls wait on the provider (its pause or its rate)
         self._req_level: float | None = None
         self._req_debt = 0  # requests sent before the rate was known, taken from the bucket when it starts
+        self._my_turns: list[int] = []  # turns reserved for this process, not yet used (see TURN_MAX_RATE)
+        self._turn_now: int | None = None  # the turn _check just admitted in, for _take
+        self._last_sent = 0.0  # epoch seconds of this process's latest request
         self._tok_debt = 0  # ... and their tokens
         self._tokens_in_flight = 0
         self._tok_level: float | None = None
@@ -398,14 +410,51 @@ class EndpointLimiter:
             return "ok", 0.0
         if req_rate == 0.0 or tok_rate == 0.0:  # a rate in force, none of it this process's yet
             return "lease", None
+        wait = self._rate_wait(now, tokens, req_rate, tok_rate)
+        return ("rate", wait) if wait else ("ok", 0.0)
+
+    def _rate_wait(self, now: float, tokens: int, req_rate: float | None, tok_rate: float | None) -> float:
+        """Seconds until the rates in force let a request of ``tokens`` start (0: now)."""
+        self._turn_now = None
         self._refill(now, req_rate, tok_rate)
-        if req_rate and self._req_level is not None and self._req_level < 1.0:
-            return "rate", (1.0 - self._req_level) / req_rate
+        turns = self._turns_per_s() if req_rate else None
+        if turns:
+            wait = self._turn_wait(turns)
+            if wait:
+                return wait
+        elif req_rate and self._req_level is not None and self._req_level < 1.0:
+            return (1.0 - self._req_level) / req_rate
         if tok_rate and self._tok_level is not None:
             need = min(float(tokens), tok_rate)  # a request larger than a second's worth waits for a full bucket only
             if self._tok_level < need:
-                return "rate", (need - self._tok_level) / tok_rate
-        return "ok", 0.0
+                self._turn_now = None
+                return (need - self._tok_level) / tok_rate
+        return 0.0
+
+    def _turns_per_s(self) -> float | None:
+        """Turns a second of the scope's clock grid when this process takes turns with others (a shared request rate
+        of at most TURN_MAX_RATE), else None (its own bucket paces it)."""
+        lease = self._lease
+        grant = lease.grant if lease is not None and lease.broken is None else None
+        rpm = self.settings.requests_per_minute or self.learned_rpm
+        if grant is None or grant.members <= 1 or not rpm or rpm / 60 > TURN_MAX_RATE:
+            return None
+        return rpm / 60 * TURN_MARGIN
+
+    def _turn_wait(self, per_s: float) -> float:
+        """0 when a request may start in one of this process's turns now; else seconds to its next reserved turn
+        (or to the next renewal, which reserves some)."""
+        position = time.time() * per_s
+        turn = math.floor(position)
+        late = position - turn > TURN_WINDOW
+        self._my_turns = [t for t in self._my_turns if t > turn or (t == turn and not late)]  # missed ones lapse
+        if self._my_turns and self._my_turns[0] == turn:
+            self._turn_now = turn
+            return 0.0
+        if self._my_turns:
+            return (self._my_turns[0] - position) / per_s
+        self._renew(soon=True)
+        return SYNC_S
 
     def _slots(self) -> int:
         slots = max(1, math.floor(self.limit))
@@ -441,8 +490,13 @@ class EndpointLimiter:
             self._tok_level = min(tok_rate, have + elapsed * tok_rate)
 
     def _take(self, tokens: int) -> None:
-        if self._req_level is not None:  # a bucket exists once a rate is in force (rates never go away)
+        if self._turn_now is not None:  # admitted in its turn: the turns pace it, not the bucket
+            self._my_turns.remove(self._turn_now)
+            self._turn_now = None
+        elif self._req_level is not None:  # a bucket exists once a rate is in force (rates never go away)
             self._req_level -= 1.0
+        if self._lease is not None:
+            self._last_sent = time.time()
         if self._tok_level is not None:
             self._tok_level -= tokens
         self.in_flight += 1
@@ -610,9 +664,11 @@ class EndpointLimiter:
             wait = lease.last_sync + _MIN_SYNC_GAP_S - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
+            turn_rate = self._turns_per_s() or 0.0
             ask = Ask(ceiling=self.settings.ceiling, want=min(self.settings.ceiling, self.in_flight + self._waiting),
                       in_flight=self.in_flight, learned_rpm=lease.fresh_rpm, learned_tpm=lease.fresh_tpm,
-                      pause_until=lease.published_pause)
+                      pause_until=lease.published_pause, last_sent=self._last_sent, turn_rate=turn_rate,
+                      turns=max(0, min(TURNS_AHEAD, self._waiting) - len(self._my_turns)) if turn_rate else 0)
             lease.fresh_rpm = lease.fresh_tpm = None
             lease.last_sync = time.monotonic()
             try:
@@ -638,6 +694,7 @@ class EndpointLimiter:
         now = time.monotonic()
         lease.grant = grant
         lease.valid_until = now + OWN_LEASE_S
+        self._my_turns = sorted({*self._my_turns, *grant.turns})
         if grant.requests_per_minute and not lease.fresh_rpm:
             self.learned_rpm = grant.requests_per_minute
         if grant.tokens_per_minute and not lease.fresh_tpm:
@@ -649,7 +706,7 @@ class EndpointLimiter:
     def after_fork(self) -> None:
         """In a forked worker: nothing in flight or waiting here, no timer, no lease yet (learned limits kept)."""
         self.in_flight = self._waiting = self._tokens_in_flight = 0
-        self._waiters = []
+        self._waiters, self._my_turns = [], []
         self._timer, self._timer_at = None, math.inf
         self._blocked = _Clock()
         if self._lease is not None:
