@@ -179,9 +179,12 @@ def main() -> None:
                            port=options.port, prompt_cache=True, models=tuple(options.models.split(",")))
     print(server.port, flush=True)
 
-    def stop(*_: Any) -> None:  # SIGTERM: one JSON line of when each limited model admitted and refused requests
+    def stop(*_: Any) -> None:
+        # SIGTERM: one JSON line of when each limited model admitted and refused requests, then one of the requests
+        # answered and the most in flight at once (a client's concurrency as the server saw it)
         print(json.dumps({name: {"accepted": limit.accepted, "refused": limit.refused}
                           for name, limit in limits.items()}), flush=True)
+        print(json.dumps({"requests": len(server.requests), "peak_in_flight": server.peak_in_flight}), flush=True)
         os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)

@@ -112,9 +112,12 @@ class Stub:
         port = int(self.process.stdout.readline())  # type: ignore[union-attr]
         self.base_url = f"http://127.0.0.1:{port}/v1"
 
-    def close(self) -> None:
+    def close(self) -> dict[str, Any]:
+        """Stop it; what it saw (load_stub's last line on SIGTERM: requests answered, peak_in_flight)."""
         self.process.terminate()
-        self.process.wait()
+        out, _ = self.process.communicate(timeout=60)
+        lines = out.strip().splitlines()
+        return json.loads(lines[-1]) if lines else {}
 
 
 def cpu_split(enabled: bool = True) -> tuple[int, set[int]] | None:

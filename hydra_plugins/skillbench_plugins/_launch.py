@@ -5,6 +5,8 @@ plugin of its own where a launcher module imports it.
 """
 
 # No `from __future__ import annotations`: Hydra scans plugin modules before they are in sys.modules.
+import importlib
+import logging
 import os
 from pathlib import Path
 
@@ -12,6 +14,23 @@ from hydra.core.utils import configure_log, setup_globals
 from hydra.plugins.launcher import Launcher
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig, open_dict
+
+log = logging.getLogger(__name__)
+
+
+def call_target(target: str) -> None:
+    """Call ``"module:function"`` (a launcher's configured hook)."""
+    module, _, function = target.partition(":")
+    getattr(importlib.import_module(module), function)()
+
+
+def warm_up(target: str) -> None:
+    """:func:`call_target` for a warm-up only (e.g. the report's imports while jobs run): whatever it failed to do is
+    done when needed."""
+    try:
+        call_target(target)
+    except Exception:
+        log.debug("%s failed", target, exc_info=True)
 
 
 class SweepLauncher(Launcher):

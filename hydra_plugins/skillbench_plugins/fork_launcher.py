@@ -16,7 +16,6 @@ folder records it as crashed, a fresh worker takes the remaining jobs, and the s
 # dataclasses would look string annotations up.
 import contextlib
 import gc
-import importlib
 import logging
 import multiprocessing
 import os
@@ -31,7 +30,7 @@ from hydra.core.config_store import ConfigStore
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.utils import JobReturn, JobStatus, filter_overrides, run_job, setup_globals
 
-from hydra_plugins.skillbench_plugins._launch import SweepLauncher, job_folder
+from hydra_plugins.skillbench_plugins._launch import SweepLauncher, call_target, job_folder, warm_up
 
 log = logging.getLogger(__name__)
 
@@ -68,18 +67,6 @@ def _serve(launcher: "ForkLauncher", conn: Connection) -> None:
         pass
 
 
-def _call(target: str) -> None:
-    module, _, function = target.partition(":")
-    getattr(importlib.import_module(module), function)()
-
-
-def _warm_up(target: str) -> None:
-    try:
-        _call(target)
-    except Exception:  # a warm-up only: whatever it failed to do is done when needed
-        log.debug("%s failed", target, exc_info=True)
-
-
 def _lost(launcher: "ForkLauncher", idx: int, overrides: list[str], why: str) -> JobReturn:
     """A job whose worker died (killed, out of memory): recorded in its folder as the app records a crashed job,
     so the sweep goes on and its end counts the job as crashed (exit 1), as it counts any job that crashed."""
@@ -106,7 +93,7 @@ class ForkLauncher(SweepLauncher):
     def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[JobReturn]:
         sweep_dir = self.start_sweep()
         if self.preload:
-            _call(self.preload)
+            call_target(self.preload)
         # Before fork, as the gc module advises: a worker's collections then never walk (and so copy) the parent's
         # objects. Without it each worker's first collection walked all of litellm's: a second before its first job.
         gc.freeze()
@@ -118,11 +105,11 @@ class ForkLauncher(SweepLauncher):
         pending = deque((initial_job_idx + idx, list(overrides)) for idx, overrides in enumerate(job_overrides))
         context = multiprocessing.get_context("fork")
         workers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
-        warm_up: threading.Thread | None = None
+        warming: threading.Thread | None = None
 
         def fork() -> Connection:
-            if warm_up is not None:
-                warm_up.join()  # never fork while that thread may hold an import lock the child would wait on
+            if warming is not None:
+                warming.join()  # never fork while that thread may hold an import lock the child would wait on
             parent_end, child_end = context.Pipe()
             process = context.Process(target=_serve, args=(self, child_end))
             process.start()
@@ -135,8 +122,8 @@ class ForkLauncher(SweepLauncher):
         if self.while_workers_run:
             # The workers have the cores; this process only waits for them, and its work after the sweep (the
             # report's imports) costs them half as much wall time here as it would cost the sweep after its last job.
-            warm_up = threading.Thread(target=_warm_up, args=(self.while_workers_run,), daemon=True)
-            warm_up.start()
+            warming = threading.Thread(target=warm_up, args=(self.while_workers_run,), daemon=True)
+            warming.start()
         results: dict[int, JobReturn] = {}
         running: dict[Connection, tuple[int, list[str]]] = {}
         try:
@@ -184,6 +171,6 @@ class ForkLauncher(SweepLauncher):
                 if process.is_alive():
                     process.terminate()
                 conn.close()
-            if warm_up is not None:
-                warm_up.join()
+            if warming is not None:
+                warming.join()
         return [results[initial_job_idx + idx] for idx in range(len(job_overrides))]

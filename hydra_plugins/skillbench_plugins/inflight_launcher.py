@@ -15,13 +15,14 @@ folders, so neither changes what a job writes).
 
 # No `from __future__ import annotations`: Hydra scans plugin modules before they are in sys.modules.
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hydra.core.config_store import ConfigStore
 from hydra.core.utils import JobReturn, JobStatus, filter_overrides, run_job
 
-from hydra_plugins.skillbench_plugins._launch import SweepLauncher
+from hydra_plugins.skillbench_plugins._launch import SweepLauncher, warm_up
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,9 @@ log = logging.getLogger(__name__)
 class InflightLauncherConf:
     _target_: str = "hydra_plugins.skillbench_plugins.inflight_launcher.InflightLauncher"
     max_jobs_in_flight: int = 16  # jobs whose conversations run at once; <= 0: every job of the sweep
+    # "module:function" run in a thread while the jobs run (they wait on model APIs): the sweep's end does not
+    # begin with it (the report's imports)
+    while_jobs_run: str | None = None
 
 
 ConfigStore.instance().store(group="hydra/launcher", name="inflight_base", node=InflightLauncherConf,
@@ -37,8 +41,9 @@ ConfigStore.instance().store(group="hydra/launcher", name="inflight_base", node=
 
 
 class InflightLauncher(SweepLauncher):
-    def __init__(self, max_jobs_in_flight: int = 16) -> None:
+    def __init__(self, max_jobs_in_flight: int = 16, while_jobs_run: str | None = None) -> None:
         self.max_jobs_in_flight = max_jobs_in_flight
+        self.while_jobs_run = while_jobs_run
 
     def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[JobReturn]:
         from skillbench.engine.inflight import DeferredJob, deferred_jobs, run_deferred
@@ -61,7 +66,15 @@ class InflightLauncher(SweepLauncher):
                 job = ret._return_value
                 job.log_handlers = list(logging.getLogger().handlers)  # this job's console and skillbench.log
                 deferred.append((ret, job))
-        for ret, value in zip((r for r, _ in deferred),
-                              run_deferred([job for _, job in deferred], at_once), strict=True):
-            ret.return_value = value
+        warming = None
+        if self.while_jobs_run and deferred:
+            warming = threading.Thread(target=warm_up, args=(self.while_jobs_run,), daemon=True)
+            warming.start()
+        try:
+            for ret, value in zip((r for r, _ in deferred),
+                                  run_deferred([job for _, job in deferred], at_once), strict=True):
+                ret.return_value = value
+        finally:
+            if warming is not None:
+                warming.join()
         return returns

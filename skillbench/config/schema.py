@@ -45,11 +45,16 @@ class ModelConfig(Strict):
         description="Request parameters passed to litellm (temperature, max_tokens, stop, logit_bias, ...): any JSON value.",
     )
     concurrency: int = Field(
-        8, ge=1, description="Most requests in flight to this endpoint (+ key) at once, over every job and launcher "
-        "worker sharing the store: the ceiling of the adaptive limit (models/limiter.py).")
+        8, ge=1, description="Most requests in flight at once to this model's rate-limit scope (see rate_limit_group), "
+        "over every job and launcher worker sharing the store: the ceiling of the adaptive limit (models/limiter.py).")
     adaptive_concurrency: bool = Field(
-        True, description="Adapt the endpoint's concurrency (AIMD: grow while calls succeed and latency holds, halve "
-        "on 429/503); false keeps it fixed at `concurrency`.")
+        True, description="Adapt the concurrency (AIMD: grow while calls succeed, halve on 429/503); false keeps it "
+        "fixed at `concurrency`.")
+    rate_limit_group: str | None = Field(
+        None, description="Models with the same group name share one rate limit (its requests and tokens per minute, "
+        "its pauses, its concurrency), e.g. several models behind one gateway key or a provider's model family. "
+        "null: one limit per server for self-hosted endpoints (api_base), per model + key for hosted APIs "
+        "(docs/paid-runs.md 'Rate limits').")
     requests_per_minute: float | None = Field(
         None, gt=0, description="The provider's request limit for your key, if known; else read from its "
         "x-ratelimit-limit-requests header when it sends one.")

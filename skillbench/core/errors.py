@@ -23,6 +23,7 @@ class BenchmarkDataError(SkillbenchError):
 
 
 CONFIG_ERROR_PREFIX = "configuration error"  # infra messages of a provider refusing a request built from valid inputs
+THROTTLED_MARK = "still rate-limited"  # in the message of a call the provider kept waiting past its patience
 
 
 class InfrastructureError(SkillbenchError):

@@ -41,6 +41,7 @@ from skillbench.evaluation.records import Verdict
 from skillbench.models.client import ClientPool, ModelClient
 from skillbench.models.lazy import LazyClient
 from skillbench.models.ledger import recording
+from skillbench.models.limit_share import LIMITS_DIR
 from skillbench.models.litellm_setup import flush_background_logging
 from skillbench.prompts import AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, render_judge_prompt
 from skillbench.prompts.tool_result import TOOL_RESULT_PROMPT_VERSION
@@ -54,7 +55,6 @@ from skillbench.store import (
 )
 
 log = logging.getLogger("skillbench.job")
-LIMITS_DIR = ".limits"  # in the store: one small state file per endpoint + key (models/limiter.py)
 TRACEBACKS_DIR = "tracebacks"  # in a job folder: the traceback of each row that guest code ended
 
 
@@ -129,8 +129,8 @@ def make_context(
         total=total, budget_usd=budget_usd, label=label, sweep=sweep,
         title=f"agent={cfg.agent.name} judge={cfg.judge.name}",
     )
-    # Every request is reported to the progress as it ends: calls and cost move per call. Limiter state lives
-    # beside the store, so every process using it (launcher workers, other runs) shares each endpoint's limit.
+    # Every request is reported to the progress as it ends: calls and cost move per call. The limiters' leases live
+    # beside the store, so every process using it (launcher workers, array tasks, other runs) shares each limit.
     pool = ClientPool(seed=cfg.run.seed, observer=progress.observe, shared_dir=Path(cfg.store.root) / LIMITS_DIR)
     progress.endpoints = pool.endpoint_stats
     return JobContext(

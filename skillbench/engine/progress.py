@@ -181,13 +181,15 @@ class Progress:
         return text + (f", failed requests {failed}" if failed else "")
 
     def limits(self) -> str:
-        """'limits: gpt-5 8/16, 429s 12, waited 30s' for endpoints that throttled or waited; empty otherwise."""
+        """'limits: gpt-5 8/16 500 req/min 30,000 tok/min, 429s 12, waited 30s' for the rate-limit scopes that have
+        a rate in force (configured or stated by the provider), throttled or made calls wait; empty otherwise."""
         try:
             endpoints = self.endpoints() if self.endpoints is not None else []
         except Exception:  # a display problem never fails the job
             return ""
-        parts = [f"{e['endpoint'].split(' @ ')[0]} {e['limit']:g}/{e['ceiling']}, 429s {e['rate_limited']}, "
-                 f"waited {e['waited_s']:.0f}s" for e in endpoints if e["rate_limited"] or e["waited_s"] >= 1]
+        parts = [f"{e['endpoint'].split(' @ ')[0]} {e['limit']:g}/{e['ceiling']}{_rates(e)}, 429s {e['rate_limited']}, "
+                 f"waited {e['waited_s']:.0f}s" for e in endpoints
+                 if e["rate_limited"] or e["waited_s"] >= 1 or e.get("requests_per_minute") or e.get("tokens_per_minute")]
         return "limits: " + "; ".join(parts) if parts else ""
 
     async def report_every(self, interval_s: float) -> None:
@@ -204,6 +206,12 @@ def _isatty(stream: Any) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):  # closed, or not a file at all
         return False
+
+
+def _rates(endpoint: dict[str, Any]) -> str:
+    """' 600 req/min 30,000 tok/min': the rates in force of one scope (what is known of them)."""
+    return "".join(f" {value:,.0f} {unit}/min" for value, unit in
+                   ((endpoint.get("requests_per_minute"), "req"), (endpoint.get("tokens_per_minute"), "tok")) if value)
 
 
 def _terminal() -> bool:

@@ -158,9 +158,15 @@ class JobSummary(JobIdentity):
         0, description="Conversations ended by the agent's unusable output (termination model_error): scored, as fails."
     )
     config_errors: int = Field(0, description="Infrastructure errors that were a provider refusing a valid request.")
+    throttled_errors: dict[str, int] = Field(
+        default_factory=dict, description="Unscored rows whose provider kept throttling past rate_limit_patience_s, by "
+        "where it happened: infra (the conversation) or judge (its verdict). Not a failure of the run: a rerun scores "
+        "them (exit 5).")
     rate_limits: list[dict[str, Any]] = Field(
-        default_factory=list, description="Per real endpoint: this job's requests, 429s (rate_limited), seconds waited "
-        "for a slot, and the shared limiter's limit and ceiling at the end (models/limiter.py).")
+        default_factory=list, description="Per rate-limit scope (models/limit_scope.py): this job's requests, 429s "
+        "(rate_limited), seconds the provider made calls wait (waited_s: pauses, paced rate), seconds queued behind "
+        "skillbench's own concurrency (queued_s), and the limiter's limit, ceiling, requests_per_minute and "
+        "tokens_per_minute in force at the end (configured or stated by the provider; models/limiter.py).")
     hallucinated_actions: int
     redone_conversations: int = Field(
         0, description="Conversations that hit an infrastructure error, were abandoned and redone (see abandoned_attempts)."

@@ -8,7 +8,7 @@ from typing import Any
 
 from skillbench import __version__
 from skillbench.config.schema import LlmMock, RunConfig
-from skillbench.core.errors import CONFIG_ERROR_PREFIX
+from skillbench.core.errors import CONFIG_ERROR_PREFIX, THROTTLED_MARK
 from skillbench.core.records import ROLES, Usage
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import JobSummary, ResultRow, job_labels, pass_counts
@@ -35,6 +35,13 @@ def rows_checks_version(rows: list[ResultRow]) -> str | None:
     if len(versions) > 1:
         return "mixed"
     return next(iter(versions), None)
+
+
+def throttled_rows(rows: list[ResultRow]) -> dict[str, int]:
+    """Unscored rows a provider kept throttling past their patience, by where: the conversation or its verdict."""
+    counts = {where: sum(1 for row in rows if THROTTLED_MARK in (getattr(row, f"{where}_error") or ""))
+              for where in ("infra", "judge")}
+    return {where: count for where, count in counts.items() if count}
 
 
 def rule_pass_rate(rows: list[ResultRow]) -> float | None:
@@ -112,6 +119,7 @@ def summarize(
         benchmark_errors=sum(1 for row in rows if row.benchmark_error is not None),
         model_errors=sum(1 for row in rows if row.termination == "model_error"),
         config_errors=sum(1 for row in rows if CONFIG_ERROR_PREFIX in (row.infra_error or "")),
+        throttled_errors=throttled_rows(rows),
         hallucinated_actions=sum(1 for s in with_scores if s.hallucinated_action),
         redone_conversations=sum(1 for row in rows if row.abandoned_attempts),
         abandoned_attempts=sum(row.abandoned_attempts for row in rows),

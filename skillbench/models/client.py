@@ -15,24 +15,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillbench.config.schema import ModelConfig
-from skillbench.core.errors import CONFIG_ERROR_PREFIX, InfrastructureError, ModelOutputError
+from skillbench.core.errors import CONFIG_ERROR_PREFIX, THROTTLED_MARK, InfrastructureError, ModelOutputError
 from skillbench.core.records import ServedBy, ToolCall, Usage
 from skillbench.models.call_path import acompletion, inline_set_up
 from skillbench.models.ledger import note_reply
+from skillbench.models.limit_scope import limit_scope
 from skillbench.models.limiter import (
     LIMITERS,
     EndpointLimiter,
     EndpointStats,
     Hints,
     LimitSettings,
-    endpoint_id,
+    Ticket,
     error_headers,
     read_hints,
     response_headers,
 )
 from skillbench.models.litellm_setup import get_litellm, register_zero_cost
 from skillbench.models.plugins import ensure_provider
-from skillbench.models.prompt_size import prompt_problem
+from skillbench.models.prompt_size import prompt_problem, prompt_tokens
 from skillbench.models.server_faults import describe_model_fault, model_fault
 from skillbench.models.server_props import ServerProps, endpoint_props
 
@@ -173,11 +174,6 @@ def is_permanent(exc: BaseException) -> bool:
     return _status(exc) in _PERMANENT_STATUS or type(exc).__name__ in _PERMANENT
 
 
-def estimated_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
-    """A request's prompt tokens, roughly (~4 characters each), for a tokens-per-minute limit."""
-    return (len(json.dumps(messages, default=str)) + (len(json.dumps(tools)) if tools else 0)) // 4
-
-
 def cached_prompt_tokens(usage: Any) -> int:
     """Prompt tokens served from the provider's prompt cache. litellm puts every provider's count (OpenAI's
     ``cached_tokens``, Anthropic's cache reads, Gemini's cached content) in ``prompt_tokens_details``."""
@@ -195,6 +191,23 @@ def served_by(response: Any, props: ServerProps | None = None) -> ServedBy | Non
     return ServedBy(model=str(model or ""), fingerprint=str(fingerprint) if fingerprint else None,
                     model_file=props.model_file if props is not None else None,
                     chat_template=props.chat_template if props is not None else None)
+
+
+JUDGE_PRIORITY = 1e9  # above any conversation's message count: a judge's call ends a row
+
+
+@dataclass
+class _Call:
+    """One call's state across its attempts."""
+
+    began: float  # time.monotonic()
+    tokens: int  # the prompt's estimated tokens (for a tokens-per-minute limit)
+    priority: float
+    spent: Usage = field(default_factory=Usage)
+    attempt: int = 0  # retries of failures other than throttling
+    throttles: int = 0
+    paused_s: float = 0.0  # time the provider made this call wait: its pauses and refused attempts (the patience)
+    throttled_s: float = 0.0  # wall time until the last throttled reply (extends the retry budget)
 
 
 class ModelClient:
@@ -273,79 +286,105 @@ class ModelClient:
     ) -> Completion:
         """One chat completion.
 
-        Raises :class:`InfrastructureError` when the endpoint cannot answer (after bounded retries) and
-        :class:`ModelOutputError` when the provider refuses a request because of the model's own output.
-        Both carry the attempts spent in ``usage``.
+        Raises :class:`InfrastructureError` when the endpoint cannot answer (after bounded retries, or once the
+        provider has kept it waiting for its patience) and :class:`ModelOutputError` when the provider refuses a
+        request because of the model's own output. Both carry the attempts spent in ``usage``.
         """
-        too_big = prompt_problem(f"{self.cfg.name} ({self.cfg.model})", self.role or "agent",
-                                 self.cfg.max_prompt_tokens, messages, tools)
-        if too_big:  # refused before anything is sent: never retried, never charged
-            raise InfrastructureError(too_big, usage=Usage(), retryable=False)
+        call = self._start_call(messages, tools)
         kwargs = self._request_kwargs(messages, tools, response_format)
-        spent = Usage()
-        tokens = estimated_tokens(messages, tools) if isinstance(self.limiter, EndpointLimiter) else 0
-        began = time.monotonic()
-        # Throttling (429, 503 with a reason) is waited out for up to the patience; other failures are retried
-        # within this budget, which the time spent throttled does not use up.
-        patience_until = began + self.cfg.rate_limit_patience_s
-        throttled_s = 0.0
-        attempt = throttles = 0
+        response, latency = await self._answered(call, kwargs, messages)
+        props = (await endpoint_props(self.cfg.api_base, kwargs.get("api_key"))
+                 if self.cfg.api_base and not self.cfg.simulated else None)
+        return self._completion(response, latency, call.spent, props)
+
+    def _start_call(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> _Call:
+        """A call's bookkeeping; a prompt over the cap is refused before anything is sent (never retried or charged)."""
+        size = prompt_tokens(messages, tools)
+        too_big = prompt_problem(f"{self.cfg.name} ({self.cfg.model})", self.role or "agent", self.cfg.max_prompt_tokens,
+                                 size)
+        if too_big:
+            raise InfrastructureError(too_big, usage=Usage(), retryable=False)
+        return _Call(began=time.monotonic(), tokens=size, priority=self._priority(messages))
+
+    def _priority(self, messages: list[dict[str, Any]]) -> float:
+        """Who goes first when calls wait for the limiter: the judge's (each ends a row), then calls of
+        conversations further along, so conversations finish, and feed their judges, before new ones start.
+        A conversation's progress is its message count; the agent's request counts one more than the user
+        simulator's at the same count (the simulator's prompt carries an extra opening instruction), so the
+        progress grows by one with every call of a conversation: user 2, agent 3, user 4, agent 5, ..."""
+        if self.role == "judge":
+            return JUDGE_PRIORITY
+        return float(len(messages) + (self.role == "agent"))
+
+    async def _answered(self, call: _Call, kwargs: dict[str, Any], messages: list[dict[str, Any]]) -> tuple[Any, float]:
+        """Attempts until one is answered: each within a slot of the limiter, each failure released and judged."""
         while True:
-            deadline = began + throttled_s + self.cfg.timeout_s * (self.cfg.max_retries + 1)
-            ticket = await self._admit(tokens, patience_until)
-            if ticket is None:
-                raise InfrastructureError(
-                    f"{self.cfg.name} ({self.cfg.model}): still rate-limited after waiting "
-                    f"{self.cfg.rate_limit_patience_s:.0f}s ({throttles} 429/503 replies; {self.cfg.name}.rate_limit_patience_s)",
-                    usage=spent, retryable=True, throttled=True,
-                )
+            ticket = await self._admit(call)
             started = time.perf_counter()
             try:
                 response = await acompletion(self._litellm, inline=self._inline_set_up, **kwargs)
             except BaseException as exc:  # litellm maps provider errors onto its own exception types
-                throttle = isinstance(exc, Exception) and is_throttled(exc)
-                self._release(ticket, "throttled" if throttle else "failed", time.perf_counter() - started,
-                              read_hints(error_headers(exc)) if throttle else Hints())
+                throttled = isinstance(exc, Exception) and is_throttled(exc)
+                self._release(ticket, "throttled" if throttled else "failed", time.perf_counter() - started,
+                              read_hints(error_headers(exc)) if throttled else Hints())
                 if not isinstance(exc, Exception):
                     raise  # cancelled (a budget stop, Ctrl-C): the slot is back, nothing else to do
-                name = type(exc).__name__
-                failed = Usage(failed_attempts=1, latency_s=time.perf_counter() - started)
-                self._observe(failed)
-                spent = spent.add(failed)
-                fault = model_fault(exc)
-                if fault is not None:  # the model's own unusable output, whatever the status: never retried
-                    shape, message = fault
-                    raise ModelOutputError(
-                        f"{self.cfg.name} ({self.cfg.model}): "
-                        + describe_model_fault(shape, message, getattr(exc, "status_code", None)),
-                        usage=spent,
-                    ) from exc
-                if name in _REFUSED:
-                    raise self._refused(exc, messages, spent) from exc
-                if throttle and time.monotonic() < patience_until:
-                    throttles += 1
-                    spent = spent.add(Usage(retries=1))
-                    if not isinstance(self.limiter, EndpointLimiter):  # the simulated path has no shared pause
-                        pause = retry_after_s(exc) or min(30.0, 0.5 * 2 ** min(throttles, 6))
-                        await asyncio.sleep(min(pause, max(0.0, patience_until - time.monotonic())))
-                    throttled_s = time.monotonic() - began
-                    log.debug("%s throttled (%s); waiting for the endpoint's limiter", self.cfg.model, name)
-                    continue
-                delay = self._delay(exc, attempt, deadline) if is_transient(exc) and attempt < self.cfg.max_retries else None
-                if delay is None:
-                    raise InfrastructureError(
-                        f"{self.cfg.name} ({self.cfg.model}): {name} after {attempt + 1} attempt(s): {str(exc)[:300]}",
-                        usage=spent, retryable=not is_permanent(exc), status=getattr(exc, "status_code", None),
-                    ) from exc
-                log.debug("retrying %s after %s (attempt %d, %.1fs)", self.cfg.model, name, attempt + 1, delay)
-                attempt += 1
-                spent = spent.add(Usage(retries=1))
-                await asyncio.sleep(delay)
+                await self._before_retry(call, exc, throttled, time.perf_counter() - started, messages)
                 continue
-            self._release(ticket, "ok", time.perf_counter() - started, read_hints(response_headers(response)),
+            latency = time.perf_counter() - started
+            self._release(ticket, "ok", latency, read_hints(response_headers(response)),
                           extra_tokens=int(getattr(getattr(response, "usage", None), "completion_tokens", 0) or 0))
-            break
-        latency = time.perf_counter() - started
+            return response, latency
+
+    async def _before_retry(self, call: _Call, exc: Exception, throttled: bool, latency_s: float,
+                            messages: list[dict[str, Any]]) -> None:
+        """Count a failed attempt, then wait before the next one; raise when there is no next one."""
+        failed = Usage(failed_attempts=1, latency_s=latency_s)
+        self._observe(failed)
+        call.spent = call.spent.add(failed)
+        self._raise_unretryable(exc, call.spent, messages)
+        if throttled:  # waited out in the limiter (its shared pause) until the provider's patience is spent
+            call.throttles += 1
+            call.paused_s += latency_s  # the refused attempt itself is time the provider made the call wait
+            call.spent = call.spent.add(Usage(retries=1))
+            if not isinstance(self.limiter, EndpointLimiter):  # the simulated path has no shared pause
+                pause = min(retry_after_s(exc) or min(30.0, 0.5 * 2 ** min(call.throttles, 6)),
+                            max(0.0, self.cfg.rate_limit_patience_s - call.paused_s))
+                await asyncio.sleep(pause)
+                call.paused_s += pause
+            call.throttled_s = time.monotonic() - call.began
+            log.debug("%s throttled (%s); waiting for the endpoint's limiter", self.cfg.model, type(exc).__name__)
+            return
+        name = type(exc).__name__
+        # Other failures are retried within this budget, which the time spent throttled does not use up.
+        deadline = call.began + call.throttled_s + self.cfg.timeout_s * (self.cfg.max_retries + 1)
+        retry = is_transient(exc) and call.attempt < self.cfg.max_retries
+        delay = self._delay(exc, call.attempt, deadline) if retry else None
+        if delay is None:
+            raise InfrastructureError(
+                f"{self.cfg.name} ({self.cfg.model}): {name} after {call.attempt + 1} attempt(s): {str(exc)[:300]}",
+                usage=call.spent, retryable=not is_permanent(exc), status=getattr(exc, "status_code", None),
+            ) from exc
+        log.debug("retrying %s after %s (attempt %d, %.1fs)", self.cfg.model, name, call.attempt + 1, delay)
+        call.attempt += 1
+        call.spent = call.spent.add(Usage(retries=1))
+        await asyncio.sleep(delay)
+
+    def _raise_unretryable(self, exc: Exception, spent: Usage, messages: list[dict[str, Any]]) -> None:
+        """The model's own unusable output (whatever the status) and a refused request are never retried."""
+        fault = model_fault(exc)
+        if fault is not None:
+            shape, message = fault
+            raise ModelOutputError(
+                f"{self.cfg.name} ({self.cfg.model}): " + describe_model_fault(shape, message, getattr(exc, "status_code", None)),
+                usage=spent,
+            ) from exc
+        if type(exc).__name__ in _REFUSED:
+            raise self._refused(exc, messages, spent) from exc
+
+    def _completion(self, response: Any, latency: float, spent: Usage, props: ServerProps | None) -> Completion:
+        """The reply as a :class:`Completion`, its usage counted (with the attempts spent before it); ``props``: what
+        a self-hosted server reports about itself (its model file, chat template, build)."""
         choices = getattr(response, "choices", None) or []
         message = choices[0].message if choices else None
         usage = getattr(response, "usage", None)
@@ -358,12 +397,10 @@ class ModelClient:
             latency_s=latency,
         )
         self._observe(answered)
-        spent = spent.add(answered)
         finish = getattr(choices[0], "finish_reason", None) if choices else None
-        props = await endpoint_props(self.cfg.api_base, kwargs.get("api_key")) if self.cfg.api_base and not self.cfg.simulated else None
         common: dict[str, Any] = {
-            "usage": spent, "finish_reason": str(finish) if finish else None, "served_by": served_by(response, props),
-            "max_tokens": self.cfg.max_tokens,
+            "usage": spent.add(answered), "finish_reason": str(finish) if finish else None,
+            "served_by": served_by(response, props), "max_tokens": self.cfg.max_tokens,
         }
         if message is None:
             completion = Completion(content=None, tool_calls=[], problem="the reply had no choices", **common)
@@ -373,21 +410,32 @@ class ModelClient:
         note_reply(self.role, completion.served_by, cut=completion.cut)
         return completion
 
-    async def _admit(self, tokens: int, patience_until: float) -> Any:
-        """A slot from the endpoint's limiter (None once the patience is spent)."""
+    async def _admit(self, call: _Call) -> Ticket | bool:
+        """A slot from the scope's limiter; raises once the provider has made this call wait its patience."""
+        patience = self.cfg.rate_limit_patience_s
         if isinstance(self.limiter, EndpointLimiter):
-            ticket = await self.limiter.acquire(tokens, deadline=patience_until)
-            if ticket is not None and self.stats is not None:
-                self.stats.waited_s += ticket.waited_s
-            return ticket
-        await self.limiter.acquire()
-        return True
+            ticket = await self.limiter.acquire(call.tokens, call.priority, patience_s=patience, paused_s=call.paused_s)
+            if ticket is not None:
+                call.paused_s += ticket.paused_s
+                if self.stats is not None:
+                    self.stats.waited_s += ticket.waited_s
+                    self.stats.queued_s += ticket.queued_s
+                return ticket
+        elif call.paused_s < patience:
+            await self.limiter.acquire()
+            return True
+        raise InfrastructureError(
+            f"{self.cfg.name} ({self.cfg.model}): {THROTTLED_MARK} after waiting {patience:.0f}s "
+            f"({call.throttles} 429/503 replies; {self.cfg.name}.rate_limit_patience_s)",
+            usage=call.spent, retryable=True, throttled=True,
+        )
 
-    def _release(self, ticket: Any, outcome: str, latency_s: float, hints: Hints, extra_tokens: int = 0) -> None:
+    def _release(self, ticket: Ticket | bool, outcome: str, latency_s: float, hints: Hints, extra_tokens: int = 0) -> None:
         if self.stats is not None:
             self.stats.requests += 1
             self.stats.rate_limited += outcome == "throttled"
         if isinstance(self.limiter, EndpointLimiter):
+            assert isinstance(ticket, Ticket)
             self.limiter.release(ticket, outcome, latency_s, hints, extra_tokens)
         else:
             self.limiter.release()
@@ -412,45 +460,44 @@ class ModelClient:
 
 
 def endpoint_limiter(cfg: ModelConfig, shared_dir: Any = None) -> EndpointLimiter | asyncio.Semaphore:
-    """The limiter of ``cfg``'s endpoint + key: shared by every client of the process (and, with ``shared_dir``,
-    of every process using that folder); a plain semaphore for simulated models."""
+    """The limiter of ``cfg``'s limit scope (models/limit_scope.py): shared by every client of the process (and, with
+    ``shared_dir``, of every process using that folder); a plain semaphore for simulated models."""
     if cfg.simulated:
         return asyncio.Semaphore(cfg.concurrency)
-    key = os.environ.get(cfg.api_key_env) if cfg.api_key_env else None
     settings = LimitSettings(ceiling=cfg.concurrency, adaptive=cfg.adaptive_concurrency,
                              requests_per_minute=cfg.requests_per_minute, tokens_per_minute=cfg.tokens_per_minute)
-    label = f"{cfg.model}" + (f" @ {cfg.api_base}" if cfg.api_base else "")
-    return LIMITERS.get(endpoint_id(cfg.model, cfg.api_base, key), label, settings, shared_dir)
+    return LIMITERS.get(limit_scope(cfg), cfg.model, settings, shared_dir)
 
 
 class ClientPool:
-    """Builds clients so that every client of one endpoint shares one limiter (see models/limiter.py).
+    """Builds clients so that every client of one limit scope shares one limiter (see models/limiter.py).
 
-    ``shared_dir``: where limiter state is kept for every process using it (the store's ``.limits`` folder);
-    None keeps it in this process. ``endpoint_stats()`` is what this pool's clients saw, per endpoint."""
+    ``shared_dir``: where the scopes' leases are kept for every process using it (the store's ``.limits`` folder);
+    None keeps every limit in this process. ``endpoint_stats()`` is what this pool's clients saw, per scope."""
 
     def __init__(self, seed: int | None = None, observer: UsageObserver | None = None, shared_dir: Any = None) -> None:
         self.seed = seed
         self.observer = observer
         self.shared_dir = shared_dir
-        self._limiters: dict[tuple[str, str | None], asyncio.Semaphore | EndpointLimiter] = {}
-        self._stats: dict[str, tuple[EndpointStats, EndpointLimiter]] = {}
+        self._stats: dict[int, tuple[EndpointStats, EndpointLimiter]] = {}
+        self._simulated: dict[tuple[str, str | None], asyncio.Semaphore] = {}  # one per simulated model, per pool
 
     def client(self, cfg: ModelConfig, role: str | None = None, seed: int | None = None) -> ModelClient:
         """``role`` (agent, user, judge, mock) labels this client's calls for the pool's observer; ``seed``
         replaces the pool's (a repeated trial's own seed)."""
-        endpoint = (cfg.model, cfg.api_base)
-        limiter = self._limiters.get(endpoint)
-        if limiter is None:
-            limiter = self._limiters[endpoint] = endpoint_limiter(cfg, self.shared_dir)
+        if cfg.simulated:
+            limiter: EndpointLimiter | asyncio.Semaphore = self._simulated.setdefault(
+                (cfg.model, cfg.api_base), asyncio.Semaphore(cfg.concurrency))
+        else:
+            limiter = endpoint_limiter(cfg, self.shared_dir)
         stats = None
         if isinstance(limiter, EndpointLimiter):
-            stats = self._stats.setdefault(limiter.label, (EndpointStats(limiter.label), limiter))[0]
+            stats = self._stats.setdefault(id(limiter), (EndpointStats(limiter.label), limiter))[0]
         observer = self.observer
         on_usage = (lambda usage: observer(role, usage)) if observer is not None and role is not None else None
         return ModelClient(cfg, limiter=limiter, seed=self.seed if seed is None else seed, on_usage=on_usage, role=role,
                            stats=stats)
 
     def endpoint_stats(self) -> list[dict[str, Any]]:
-        """Per real endpoint: this pool's requests, 429s, time waited, and the limiter's current limit."""
+        """Per real limit scope: this pool's requests, 429s, time waited, and the limiter's limits in force."""
         return [stats.as_dict(limiter) for stats, limiter in self._stats.values()]

@@ -22,13 +22,14 @@ def estimate_tokens(content: Any) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-def prompt_problem(name: str, role: str, cap: int | None, messages: list[dict[str, Any]],
-                   tools: list[dict[str, Any]] | None = None) -> str | None:
-    """Why a request must not be sent (its prompt is over the cap), or None."""
-    if cap is None:
-        return None
-    size = estimate_tokens(messages) + (estimate_tokens(tools) if tools else 0)
-    if size <= cap:
+def prompt_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
+    """A request's estimated prompt tokens (its messages and tools): the cap's measure and a tokens/minute pace's."""
+    return estimate_tokens(messages) + (estimate_tokens(tools) if tools else 0)
+
+
+def prompt_problem(name: str, role: str, cap: int | None, size: int) -> str | None:
+    """Why a request of ``size`` prompt tokens (:func:`prompt_tokens`) must not be sent (over the cap), or None."""
+    if cap is None or size <= cap:
         return None
     return (f"{name}: the prompt is about {size:,} tokens, over {role}.max_prompt_tokens={cap:,}; nothing was sent. "
             f"Fix: shorten the input, or raise {role}.max_prompt_tokens if the model takes it")

@@ -266,7 +266,12 @@ class PlanCallback(Callback):
     def _announce(self, jobs: list[PlannedJob], master: DictConfig, checked_s: float) -> None:
         """The estimate's total, printed before any paid call; a model litellm cannot price is said plainly,
         since its calls count as $0 in the recorded cost and the budget."""
-        from skillbench.plan.estimate import ROLE_CONFIG_KEYS, estimate_run  # see the imports
+        from skillbench.plan.estimate import (  # see the imports
+            ROLE_CONFIG_KEYS,
+            SLOW_LIMIT_H,
+            estimate_run,
+            limit_lines,
+        )
 
         estimate = estimate_run(jobs, self._outputs(master))
         budget = OmegaConf.select(master, "run.budget_usd", default=None)
@@ -277,6 +282,8 @@ class PlanCallback(Callback):
             + (f" (budget {usd(float(budget))})" if budget is not None else " (no budget: set run.budget_usd)")
             + ". Details: add run.dry_run=true."
         )
+        for line in limit_lines(estimate, at_least_h=SLOW_LIMIT_H):  # a queue that drains slowly is said up front
+            _say(f"skillbench: note: {line}: the run takes at least that long (docs/paid-runs.md 'Rate limits').")
         for line in unpriced:
             keys = [ROLE_CONFIG_KEYS.get(role, role) for role in line.roles]
             stake = ("run.budget_usd cannot stop its spend" if budget is not None

@@ -19,6 +19,8 @@ from pydantic import BaseModel, Field
 from skillbench.config.schema import LlmMock, ModelConfig, RunConfig
 from skillbench.core.money import usd
 from skillbench.engine.results import role_simulated
+from skillbench.models.limit_scope import limit_scope
+from skillbench.models.limit_share import LIMITS_DIR, stated_limits
 from skillbench.models.litellm_setup import price_map
 from skillbench.plan.sweep import PlannedJob
 from skillbench.store import content_hash, result_settings
@@ -67,12 +69,26 @@ class JobEstimate(BaseModel):
     cost_usd: float
 
 
+SLOW_LIMIT_H = 1 / 6  # a known rate limit that needs this long for its calls is said before the run starts
+
+
+class LimitBound(BaseModel):
+    """The least time one rate limit needs for its share of the run's calls (a known limit only)."""
+
+    scope: str = Field(description="The models sharing the limit, and where (models/limit_scope.py).")
+    calls: int
+    tokens: int = Field(description="Prompt and completion tokens of those calls.")
+    limit: str = Field(description="The binding limit, e.g. '6 requests/min (agent.requests_per_minute)'.")
+    hours: float
+
+
 class RunEstimate(BaseModel):
     jobs: list[JobEstimate]
     models: list[ModelLine]
     profiles: dict[str, RoleProfile]
     cost_usd: float
     unpriced: list[str]
+    limits: list[LimitBound] = Field(default_factory=list, description="Known rate limits, slowest first.")
 
     @property
     def calls(self) -> int:
@@ -248,10 +264,55 @@ def estimate_run(jobs: list[PlannedJob], outputs: Path = Path("outputs")) -> Run
             gpu_hours=gpu_hours,
         ))
     models.sort(key=lambda m: -(m.cost_usd or 0.0))
+    store = Path(ready[0].cfg.store.root) / LIMITS_DIR if ready else None  # type: ignore[union-attr]
     return RunEstimate(
         jobs=estimates, models=models, profiles=profiles,
         cost_usd=sum(m.cost_usd or 0.0 for m in models), unpriced=sorted(unpriced),
+        limits=limit_bounds(list(lines.values()), store),
     )
+
+
+def limit_bounds(lines: list[dict[str, Any]], limits_dir: Path | None) -> list[LimitBound]:
+    """Per rate limit with a known rate (configured, or stated by the provider to an earlier run on the store): how
+    long its calls take at that rate at least. ``lines``: estimate_run's per-model tallies."""
+    scopes: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for line in lines:
+        if not line["model"].simulated:
+            scopes[limit_scope(line["model"]).ident].append(line)
+    bounds: list[LimitBound] = []
+    for ident, members in scopes.items():
+        calls = sum(line["calls"] for line in members)
+        tokens = round(sum(line["p"] + line["c"] for line in members))
+        stated = stated_limits(limits_dir / f"{ident}.json") if limits_dir is not None else (None, None)
+        candidates: list[tuple[float, str]] = []
+        for unit, amount, field, learned in (("requests", calls, "requests_per_minute", stated[0]),
+                                             ("tokens", tokens, "tokens_per_minute", stated[1])):
+            for line in members:
+                rate = getattr(line["model"], field)
+                if rate:
+                    where = ROLE_CONFIG_KEYS.get(min(line["roles"]), min(line["roles"]))
+                    candidates.append((amount / rate / 60, f"{rate:,.0f} {unit}/min ({where}.{field})"))
+            if learned:
+                candidates.append((amount / learned / 60, f"{learned:,.0f} {unit}/min (stated by the provider to an "
+                                   "earlier run on this store)"))
+        if calls and candidates:
+            hours, limit = max(candidates)
+            scope = limit_scope(members[0]["model"])
+            models = ", ".join(sorted({line["model"].model for line in members}))
+            bounds.append(LimitBound(scope=f"{models} @ {scope.where}" if scope.kind != "model" else scope.where,
+                                     calls=calls, tokens=tokens, limit=limit, hours=hours))
+    return sorted(bounds, key=lambda bound: -bound.hours)
+
+
+def limit_lines(estimate: RunEstimate, at_least_h: float = 0.0) -> list[str]:
+    """'at 6 requests/min (agent.requests_per_minute), the ~1,200 calls of <models> need about 3.3 h' per known
+    limit needing at least ``at_least_h``."""
+    return [f"at {bound.limit}, the ~{bound.calls:,} calls of {bound.scope} need about {_duration(bound.hours)}"
+            for bound in estimate.limits if bound.hours >= at_least_h]
+
+
+def _duration(hours: float) -> str:
+    return f"{hours:,.1f} h" if hours >= 1 else f"{hours * 60:,.0f} min"
 
 
 def _n(value: float) -> str:
@@ -287,6 +348,7 @@ def format_estimate(estimate: RunEstimate, *, jobs_listed: bool = True) -> str:
                "output_cost_per_token); self-hosted models $0 per token "
                "(plus GPU-hours x gpu_usd_per_hour when a model sets it); conversations already stored are not "
                "subtracted (upper bound); judges of one agent share its conversations.")
+    out.extend(f"rate limit: {line}" for line in limit_lines(estimate))
     used = {role for line in estimate.models for role in line.roles}
     for role, p in estimate.profiles.items():
         if role not in used:

@@ -26,15 +26,21 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 
 def job_failure(summary: dict[str, Any], max_infra_error_share: float) -> str | None:
-    """Why a finished job is not a result (None: it is one)."""
-    scenarios, infra = summary.get("scenarios") or 0, summary.get("infra_errors") or 0
+    """Why a finished job is not a result (None: it is one). Rows a provider kept throttling past their patience
+    are not the run's failure: they are unscored rows a rerun fills in (:func:`job_unscored`, exit 5)."""
+    throttled: dict[str, int] = summary.get("throttled_errors") or {}
+    scenarios = summary.get("scenarios") or 0
+    infra = (summary.get("infra_errors") or 0) - throttled.get("infra", 0)
+    judged = (summary.get("judge_errors") or 0) - throttled.get("judge", 0)
     if scenarios and infra / scenarios > max_infra_error_share:
         return (f"{infra} of {scenarios} conversations hit infrastructure errors (more than "
                 f"{max_infra_error_share:.0%}, run.max_infra_error_share)")
-    judged = summary.get("judge_errors") or 0
-    if judged and judged + infra >= scenarios:  # the judge gave nothing usable (rows a hard check decided included)
+    # The judge gave nothing usable (rows a hard check decided included; rows the provider throttled aside).
+    if judged and judged + infra + sum(throttled.values()) >= scenarios:
         return judge_failure(summary)
     if not summary.get("scored"):
+        if throttled and not judged:
+            return None
         return "no conversation was scored"
     return None
 
@@ -91,12 +97,14 @@ def job_unscored(summary: dict[str, Any]) -> str | None:
     judge = (summary.get("judge_errors") or 0) - (summary.get("judge_errors_decided") or 0)
     if not infra and not judge:
         return None
-    why = [f"{infra} infrastructure error(s)" if infra else "", f"{judge} judge error(s)" if judge else ""]
+    patience = sum((summary.get("throttled_errors") or {}).values())
+    why = [f"{infra} infrastructure error(s)" if infra else "", f"{judge} judge error(s)" if judge else "",
+           f"{patience} of them still rate-limited after their rate_limit_patience_s" if patience else ""]
     limits = summary.get("rate_limits") or []
     throttled = sum(e.get("rate_limited") or 0 for e in limits)
     waited = sum(e.get("waited_s") or 0.0 for e in limits)
     return (f"{infra + judge} of {scenarios} conversations unscored ({', '.join(w for w in why if w)}"
-            + (f"; rate-limited: {throttled} requests refused, {waited:.0f}s waited for endpoint limits"
+            + (f"; rate-limited: {throttled} requests refused, {waited:.0f}s waited for the providers' limits"
                if throttled or waited >= 1 else "") + ")")
 
 

@@ -7,6 +7,7 @@ sweep: tests/engine/test_budget_cap.py.)
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -82,6 +83,9 @@ def test_the_inflight_preset_composes() -> None:
         cfg = compose("config", overrides=["hydra/launcher=inflight"], return_hydra_config=True)
     assert cfg.hydra.launcher._target_.endswith("inflight_launcher.InflightLauncher")
     assert cfg.hydra.launcher.max_jobs_in_flight == 16
+    # The report's imports are warmed while the jobs run (they wait on model APIs), not after the last one.
+    module, _, function = cfg.hydra.launcher.while_jobs_run.partition(":")
+    assert callable(getattr(importlib.import_module(module), function))
 
 
 def test_ctrl_c_in_an_inflight_sweep_ends_every_running_job_and_starts_no_other(tmp_path: Path) -> None:

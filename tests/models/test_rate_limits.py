@@ -17,7 +17,7 @@ import pytest
 
 from skillbench.core.errors import InfrastructureError
 from skillbench.models.client import ClientPool, ModelClient, is_throttled
-from skillbench.models.limiter import LIMITERS, Hints, LimitSettings, finish, new_state, read_hints, try_start
+from skillbench.models.limiter import LIMITERS, EndpointLimiter, Hints, LimitSettings, read_hints
 from tests.conftest import compose_config
 from tests.support.openai_stub import text_reply
 from tests.support.ratelimited_stub import RateLimitedStub, rate_limited_stub
@@ -115,21 +115,32 @@ def test_headers_of_each_provider_family_are_read() -> None:
     assert read_hints({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}).retry_after_s == 0.0  # a date in the past
 
 
-def test_aimd_grows_on_success_halves_once_per_round_and_keeps_to_the_ceiling() -> None:
-    settings = LimitSettings(ceiling=8)
-    state = new_state(settings)
-    for _ in range(20):
-        assert try_start(state, settings, 100.0, "1", 0) == 0.0
-        finish(state, settings, 100.0, "1", started=100.0, outcome="ok", latency_s=0.3, hints=Hints())
-    assert state["limit"] == 8  # grew to the ceiling, never past it
-    for _ in range(3):  # three 429s of requests started before the first cut: one cut
-        finish(state, settings, 101.0, "1", started=100.5, outcome="throttled", latency_s=0.3, hints=Hints(retry_after_s=1))
-    assert state["limit"] == 4 and state["pause_until"] == 102.0
-    assert try_start(state, settings, 101.5, "1", 0) == pytest.approx(0.5)  # every caller waits out the pause
-    fixed = LimitSettings(ceiling=8, adaptive=False)
-    state = new_state(fixed)
-    finish(state, fixed, 1.0, "1", started=1.0, outcome="throttled", latency_s=0.1, hints=Hints(retry_after_s=1))
-    assert state["limit"] == 8
+async def _calls(limiter: EndpointLimiter, count: int, outcome: str = "ok") -> None:
+    async def one() -> None:
+        ticket = await limiter.acquire()
+        await asyncio.sleep(0.001)
+        limiter.release(ticket, outcome, 0.001)
+
+    await asyncio.gather(*(one() for _ in range(count)))
+
+
+async def test_aimd_grows_while_calls_wait_halves_once_per_round_and_keeps_to_the_ceiling() -> None:
+    limiter = EndpointLimiter("x", LimitSettings(ceiling=8))
+    assert limiter.limit == 2
+    for _ in range(3):  # one call at a time: nothing waits for a larger limit, so it does not grow untested
+        await _calls(limiter, 1)
+    assert limiter.limit == 2
+    await _calls(limiter, 40)
+    assert limiter.limit == 8  # grew to the ceiling, never past it
+    tickets = [await limiter.acquire() for _ in range(3)]
+    for ticket in tickets:  # three 429s of requests started before the first cut: one cut
+        limiter.release(ticket, "throttled", 0.1, Hints(retry_after_s=1))
+    assert limiter.limit == 4 and limiter.rate_limited == 3
+    assert 0.5 < limiter.snapshot()["paused_s"] <= 1.0  # every caller waits out the pause
+    fixed = EndpointLimiter("y", LimitSettings(ceiling=8, adaptive=False))
+    ticket = await fixed.acquire()
+    fixed.release(ticket, "throttled", 0.1, Hints(retry_after_s=1))
+    assert fixed.limit == 8
 
 
 def _worker(base_url: str, shared: str, calls: int) -> None:
@@ -152,3 +163,161 @@ def test_processes_sharing_a_store_share_the_endpoint_limit(tmp_path: Path) -> N
     assert [w.exitcode for w in workers] == [0, 0]
     assert len(stub.accepted) == 12 and stub.peak_in_flight <= 2
     assert list((tmp_path / ".limits").glob("*.json"))
+
+
+async def _chains(client: ModelClient, chains: int, length: int) -> list[Any]:
+    async def chain() -> None:
+        for _ in range(length):
+            await client.complete(MESSAGES)
+
+    return await asyncio.gather(*(chain() for _ in range(chains)), return_exceptions=True)
+
+
+async def test_an_endpoint_that_never_throttles_gets_the_whole_configured_concurrency(tmp_path: Path) -> None:
+    # 32 conversations of 4 calls at 0.3 s each against a server with no limit, the limiter's state shared through a
+    # store's .limits folder as in a job: the limit grows (from 2, doubling) to the ceiling, and since the provider
+    # never made anything wait, nothing is counted as waited.
+    with rate_limited_stub(lambda body: text_reply("ok"), requests_per_minute=None, latency_s=0.3) as stub:
+        pool = ClientPool(shared_dir=tmp_path / ".limits")
+        client = pool.client(_agent(stub.base_url, "agent.concurrency=32"), role="agent")
+        results = await _chains(client, 32, 4)
+    assert [r for r in results if isinstance(r, BaseException)] == []
+    assert stub.peak_in_flight == 32 and len(stub.accepted) == 128
+    [stats] = pool.endpoint_stats()
+    assert stats["limit"] == 32 and stats["rate_limited"] == 0 and stats["waited_s"] == 0
+
+
+async def test_queueing_behind_our_own_slots_neither_spends_patience_nor_counts_as_waiting() -> None:
+    # One slot (fixed), 12 calls at once of 0.2 s each: the last one queues ~2.2 s for the slot, with a patience
+    # of 0.5 s. The provider never refused anything, so every call is answered.
+    with rate_limited_stub(lambda body: text_reply("ok"), requests_per_minute=None, latency_s=0.2) as stub:
+        pool = ClientPool()
+        client = pool.client(_agent(stub.base_url, "agent.concurrency=1", "agent.adaptive_concurrency=false",
+                                    "agent.rate_limit_patience_s=0.5"), role="agent")
+        results = await _burst(client, 12)
+    assert [r for r in results if isinstance(r, BaseException)] == []
+    assert len(stub.accepted) == 12 and stub.peak_in_flight == 1
+    [stats] = pool.endpoint_stats()
+    assert stats["waited_s"] == 0 and stats["queued_s"] > 2.0
+
+
+async def test_a_paced_rate_is_waited_for_the_provider_without_spending_patience() -> None:
+    # The provider states 300 requests/min (5/s): 30 calls at once take ~6 s of pacing, with a patience of 3 s.
+    # Pacing is the provider's limit (so it is counted as waited) but no refusal: every call is answered.
+    with rate_limited_stub(lambda body: text_reply("ok"), requests_per_minute=300, latency_s=0.02) as stub:
+        pool = ClientPool()
+        client = pool.client(_agent(stub.base_url, "agent.concurrency=30", "agent.rate_limit_patience_s=3"),
+                             role="agent")
+        results = await _burst(client, 30)
+    assert [r for r in results if isinstance(r, BaseException)] == []
+    [stats] = pool.endpoint_stats()
+    assert stats["requests_per_minute"] == 300 and stats["waited_s"] > 1.0
+    assert len(stub.refused) <= 0.05 * (len(stub.accepted) + len(stub.refused))
+
+
+async def test_waiting_calls_start_highest_priority_first() -> None:
+    limiter = EndpointLimiter("x", LimitSettings(ceiling=1, adaptive=False))
+    first = await limiter.acquire()
+    order: list[float] = []
+
+    async def call(priority: float) -> None:
+        ticket = await limiter.acquire(priority=priority)
+        order.append(priority)
+        limiter.release(ticket, "ok", 0.0)
+
+    tasks = [asyncio.create_task(call(priority)) for priority in (1, 5, 3, 5, 2)]
+    await asyncio.sleep(0.01)  # every call is waiting
+    limiter.release(first, "ok", 0.0)
+    await asyncio.gather(*tasks)
+    assert order == [5, 5, 3, 2, 1]
+
+
+async def test_a_judge_call_goes_before_conversation_calls_on_a_shared_server() -> None:
+    # The agent and the judge on one self-hosted server (one limit scope), one slot: while an agent call is in
+    # flight, 4 more agent calls and then a judge call queue; the judge's is answered next (it ends a row).
+    with rate_limited_stub(lambda body: text_reply("ok"), requests_per_minute=None, latency_s=0.2,
+                           models=("Qwen/Qwen3.5-9B", "google/gemma-4-31B-it")) as stub:
+        cfg = compose_config("agent=qwen3_5_9b", f"agent.api_base={stub.base_url}", "agent.concurrency=1",
+                             "agent.adaptive_concurrency=false", "judge=gemma4", f"judge.api_base={stub.base_url}",
+                             "judge.concurrency=1", "judge.adaptive_concurrency=false")
+        pool = ClientPool()
+        agent, judge = pool.client(cfg.agent, role="agent"), pool.client(cfg.judge, role="judge")
+        first = asyncio.create_task(agent.complete(MESSAGES))
+        await asyncio.sleep(0.05)
+        rest = [asyncio.create_task(agent.complete(MESSAGES)) for _ in range(4)]
+        await asyncio.sleep(0.05)
+        verdict = asyncio.create_task(judge.complete(MESSAGES))
+        await asyncio.gather(first, *rest, verdict)
+    assert [body["model"] for body in stub.bodies][:2] == ["Qwen/Qwen3.5-9B", "google/gemma-4-31B-it"]
+    assert stub.peak_in_flight == 1 and len(pool.endpoint_stats()) == 1
+
+
+def _sent_over_allowed(stub: RateLimitedStub) -> float:
+    """Attempts (answered and refused) per second over the span they were sent in, ÷ the stub's allowed rate."""
+    times = sorted(stub.accepted + stub.refused)
+    allowed = stub.allowed_rate()
+    assert allowed is not None
+    burst = max(1.0, allowed)  # the provider's bucket holds one second's worth
+    return (len(times) - burst) / max(1e-9, (times[-1] - times[0])) / allowed
+
+
+async def test_two_models_behind_one_server_share_its_limit() -> None:
+    # One self-hosted server serving the agent's and the user simulator's models, 600 requests/min stated in its
+    # headers: both models' calls are paced together (one scope), so the 429 share stays under 5 %.
+    with rate_limited_stub(lambda body: text_reply("ok"), requests_per_minute=600, latency_s=0.05,
+                           models=("Qwen/Qwen3.5-9B", "google/gemma-4-31B-it")) as stub:
+        cfg = compose_config("agent=qwen3_5_9b", f"agent.api_base={stub.base_url}", "user_sim=gemma4_31b",
+                             f"user_sim.api_base={stub.base_url}")
+        pool = ClientPool()
+        agent, user = pool.client(cfg.agent, role="agent"), pool.client(cfg.user_sim, role="user")
+        results = await asyncio.gather(_chains(agent, 8, 4), _chains(user, 8, 4))
+    assert [r for part in results for r in part if isinstance(r, BaseException)] == []
+    assert len(stub.accepted) == 64
+    assert len(stub.refused) <= 0.05 * (len(stub.accepted) + len(stub.refused)), len(stub.refused)
+    assert _sent_over_allowed(stub) <= 1.0
+    [scope] = pool.endpoint_stats()
+    assert scope["scope"] == "server" and scope["requests_per_minute"] == 600
+    assert "Qwen/Qwen3.5-9B" in scope["endpoint"] and "gemma-4-31B-it" in scope["endpoint"]
+
+
+async def test_a_rate_limit_group_joins_models_the_default_scopes_keep_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two models reached with two different keys on one gateway that limits the account, not the key: by default
+    # they are two scopes (per server and key); rate_limit_group=gateway makes them one.
+    monkeypatch.setenv("KEY_A", "a-key")
+    monkeypatch.setenv("KEY_B", "b-key")
+    with rate_limited_stub(lambda body: text_reply("ok"), requests_per_minute=600, latency_s=0.05,
+                           models=("Qwen/Qwen3.5-9B", "google/gemma-4-31B-it")) as stub:
+        def models(*extra: str):
+            cfg = compose_config("agent=qwen3_5_9b", f"agent.api_base={stub.base_url}", "agent.api_key_env=KEY_A",
+                                 "user_sim=gemma4_31b", f"user_sim.api_base={stub.base_url}", "user_sim.api_key_env=KEY_B",
+                                 *[f"{role}.{setting}" for role in ("agent", "user_sim") for setting in extra])
+            return cfg.agent, cfg.user_sim
+
+        assert len({id(ClientPool().client(model).limiter) for model in models()}) == 2
+        LIMITERS.limiters.clear()
+        pool = ClientPool()
+        agent, user = (pool.client(model, role=role) for model, role in zip(models("rate_limit_group=gateway"),
+                                                                             ("agent", "user"), strict=True))
+        results = await asyncio.gather(_chains(agent, 8, 4), _chains(user, 8, 4))
+    assert [r for part in results for r in part if isinstance(r, BaseException)] == []
+    assert len(stub.refused) <= 0.05 * (len(stub.accepted) + len(stub.refused)), len(stub.refused)
+    [scope] = pool.endpoint_stats()
+    assert scope["scope"] == "group" and scope["endpoint"].endswith("@ gateway")
+
+
+def test_a_waiter_left_behind_by_a_closed_event_loop_does_not_block_the_next_job() -> None:
+    # Jobs of one process each run their own event loop (the basic launcher) and share the limiter: a call still
+    # waiting when its job's loop ended abruptly must not hold up the next job's calls.
+    limiter = EndpointLimiter("x", LimitSettings(ceiling=1, adaptive=False))
+    loop = asyncio.new_event_loop()
+    held = loop.run_until_complete(limiter.acquire())
+    waiting = loop.create_task(limiter.acquire())
+    loop.run_until_complete(asyncio.sleep(0.01))
+    loop.close()  # never cancelled, never resumed
+    waiting._log_destroy_pending = False  # type: ignore[attr-defined]  (that it never ended is the point)
+    limiter.release(held, "ok", 0.0)
+
+    async def next_job() -> Any:
+        return await asyncio.wait_for(limiter.acquire(), 5)
+
+    assert asyncio.run(next_job()) is not None and not waiting.done()
