@@ -6,9 +6,10 @@ import contextlib
 import logging
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +135,7 @@ def main(cfg: DictConfig) -> float | None:
     if spent_elsewhere is NOT_STARTED:
         return None
     return started.conclude(lambda: run_job(run_cfg, job_dir, label, sweep, spent_elsewhere,
-                                            last_words=started.forced_exit))
+                                            on_signal=started.mark_terminated, last_words=started.forced_exit))
 
 
 @dataclass
@@ -147,6 +148,9 @@ class _JobStart:
     multirun: bool
     label: str
     sweep: SweepPosition | None
+    _marker_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _marker_final: bool = field(default=False, repr=False)
+    _marker_early: bool = field(default=False, repr=False)
 
     def start(self) -> Any:
         """What the sweep's other jobs spend (a callable, or None without a budget), or NOT_STARTED: the sweep's
@@ -166,11 +170,36 @@ class _JobStart:
             return NOT_STARTED
         return spent_elsewhere
 
+    def mark_terminated(self) -> None:
+        """The marker, written the moment SIGTERM arrives (engine/signals.py): a scheduler's SIGKILL may follow
+        before the job has unwound, and the folder must say "stopped" then too. The job's end rewrites it."""
+        with self._marker_lock:
+            if not self._marker_final:
+                _keep_stopped(self.job_dir, INTERRUPTED_FILE, {"reason": "terminated", "signal": "SIGTERM"})
+                self._marker_early = True
+
+    def _sealed(self, outcome: Callable[[], JobSummary]) -> JobSummary:
+        """``outcome()``, after which SIGTERM's early marker is no longer written, and is taken back unless the job
+        was stopped (a job that finished as SIGTERM arrived is finished; one that failed says so itself)."""
+        stopped = False
+        try:
+            return outcome()
+        except KeyboardInterrupt:
+            stopped = True
+            raise
+        finally:
+            with self._marker_lock:
+                self._marker_final = True
+                if self._marker_early and not stopped:
+                    (self.job_dir / INTERRUPTED_FILE).unlink(missing_ok=True)
+
     def forced_exit(self) -> None:
         """SIGTERM's last words when guest code kept the job from stopping in time (engine/signals.py): the
         marker and the line a normal stop writes; the process then ends with 143."""
         record = {"reason": "terminated", "signal": "SIGTERM", "forced": True}
-        rows = _keep_stopped(self.job_dir, INTERRUPTED_FILE, record)
+        with self._marker_lock:
+            self._marker_final = True
+            rows = _keep_stopped(self.job_dir, INTERRUPTED_FILE, record)
         print(f"skillbench: {self.label}terminated (SIGTERM); the job did not stop within a few seconds (code that "
               f"is not skillbench's kept it busy), so the process ended at once; {rows} finished row(s) kept in "
               f"{self.job_dir}. {continue_hint(budget=False)}", file=sys.stderr, flush=True)
@@ -180,7 +209,7 @@ class _JobStart:
         run_cfg, job_dir, multirun, label = self.run_cfg, self.job_dir, self.multirun, self.label
         budget = run_cfg.run.budget_usd
         try:
-            summary = outcome()
+            summary = self._sealed(outcome)
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (core/faults.py Terminated): the same path
             record = {"reason": exc.reason if isinstance(exc, Terminated) else "interrupted",
                       "signal": exc.signal_name if isinstance(exc, Terminated) else "SIGINT"}

@@ -561,7 +561,9 @@ def _pct(value: float | None) -> str:
 
 def run_job(cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None,
             spent_elsewhere: Callable[[], float] | None = None,
+            on_signal: Callable[[], None] | None = None,
             last_words: Callable[[], None] | None = None) -> JobSummary:
-    """SIGTERM ends it as Ctrl-C does; ``last_words`` (the job's marker and line) runs before a forced exit when
-    guest code keeps the job from stopping (engine/signals.py)."""
-    return run_until_signal(run_job_async(cfg, job_dir, label, sweep, spent_elsewhere), last_words=last_words)
+    """SIGTERM ends it as Ctrl-C does; ``on_signal`` (the job's marker) runs as SIGTERM arrives, ``last_words`` (the
+    marker and the line) before a forced exit when guest code keeps the job from stopping (engine/signals.py)."""
+    return run_until_signal(run_job_async(cfg, job_dir, label, sweep, spent_elsewhere), on_signal=on_signal,
+                            last_words=last_words)

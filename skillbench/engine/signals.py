@@ -9,6 +9,10 @@ SIGTERM ends a job within :data:`SIGTERM_GRACE_S` whatever guest code is doing: 
 to the event loop), it asks the loop to cancel the job, and a watchdog thread ends the process with 143 — after the
 caller's ``last_words`` (its marker and line) — if the loop has not ended by then. Rows are written whole as they
 finish, so nothing finished is lost either way.
+
+The caller's ``on_signal`` (the job's marker) runs as soon as SIGTERM arrives, before any unwinding: a scheduler
+sends SIGKILL a fixed time after SIGTERM (SLURM's ``KillWait``, 30 s by default, a few seconds on some clusters),
+possibly before the loop or the watchdog ends, and the marker must already be on disk then.
 """
 
 from __future__ import annotations
@@ -30,9 +34,11 @@ T = TypeVar("T")
 SIGTERM_GRACE_S = 5.0  # how long the job may take to stop after SIGTERM before the process ends regardless
 
 
-def run_until_signal(coro: Coroutine[Any, Any, T], *, last_words: Callable[[], None] | None = None) -> T:
-    """``asyncio.run(coro)``; SIGTERM cancels it and raises :class:`Terminated` (a KeyboardInterrupt). ``last_words``
-    runs (once) before a forced exit, when guest code keeps the loop from stopping within the grace period."""
+def run_until_signal(coro: Coroutine[Any, Any, T], *, on_signal: Callable[[], None] | None = None,
+                     last_words: Callable[[], None] | None = None) -> T:
+    """``asyncio.run(coro)``; SIGTERM cancels it and raises :class:`Terminated` (a KeyboardInterrupt). ``on_signal``
+    runs (once, on a thread of its own) as soon as SIGTERM arrives; ``last_words`` runs (once) before a forced exit,
+    when guest code keeps the loop from stopping within the grace period."""
     terminated = False
     finished = threading.Event()
 
@@ -47,7 +53,7 @@ def run_until_signal(coro: Coroutine[Any, Any, T], *, last_words: Callable[[], N
                 return
             terminated = True
             loop.call_soon_threadsafe(task.cancel)
-            threading.Thread(target=_exit_unless, args=(finished, last_words), name="skillbench-sigterm",
+            threading.Thread(target=_exit_unless, args=(finished, on_signal, last_words), name="skillbench-sigterm",
                              daemon=True).start()
 
         try:
@@ -71,8 +77,13 @@ def run_until_signal(coro: Coroutine[Any, Any, T], *, last_words: Callable[[], N
         finished.set()
 
 
-def _exit_unless(finished: threading.Event, last_words: Callable[[], None] | None) -> None:
-    """The watchdog: if the job's loop has not ended :data:`SIGTERM_GRACE_S` after SIGTERM, end the process."""
+def _exit_unless(finished: threading.Event, on_signal: Callable[[], None] | None,
+                 last_words: Callable[[], None] | None) -> None:
+    """The watchdog: ``on_signal`` at once; if the job's loop has not ended :data:`SIGTERM_GRACE_S` after SIGTERM,
+    ``last_words`` and the end of the process."""
+    if on_signal is not None:
+        with contextlib.suppress(Exception):
+            on_signal()
     if finished.wait(SIGTERM_GRACE_S):
         return
     if last_words is not None:

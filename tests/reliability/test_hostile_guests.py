@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -170,27 +171,53 @@ def test_a_program_blocking_the_event_loop_is_interrupted_at_its_reply_limit_and
     assert spun["termination_detail"].startswith("agent: the agent program blocked the event loop for more than 2s")
 
 
+def _terminate(job: subprocess.Popen[str], *, kill_after_s: float | None = None) -> tuple[str, float]:
+    """SIGTERM to a running job (and SIGKILL ``kill_after_s`` later, as a scheduler's KillWait does); its stderr and
+    the seconds from SIGTERM to its end. The job is killed if it outlives the test."""
+    try:
+        sent = time.monotonic()
+        job.send_signal(signal.SIGTERM)
+        if kill_after_s is not None:
+            time.sleep(kill_after_s)
+            job.kill()
+        _, stderr = job.communicate(timeout=60)
+        return stderr, time.monotonic() - sent
+    finally:
+        if job.poll() is None:
+            job.kill()
+
+
 def test_sigterm_ends_a_run_within_seconds_while_a_program_blocks_the_event_loop(
     tmp_path: Path, programs: dict[str, str]
 ) -> None:
     run = tmp_path / "run"
     job = start(tmp_path, *TWO_SKILLS, "agent.program={_target_:hostile.BusyOnOneSkill,skill:telecom_change_plan}",
                 f"hydra.run.dir={run}", f"store.root={tmp_path / 'store'}", env=programs)
-    try:
-        wait_for(lambda: rows_written(run) == 1, what="the first conversation's row")
-        time.sleep(1.0)  # the second conversation is spinning now
-        sent = time.monotonic()
-        job.send_signal(signal.SIGTERM)
-        _, stderr = job.communicate(timeout=60)
-        took = time.monotonic() - sent
-    finally:
-        if job.poll() is None:
-            job.kill()
+    wait_for(lambda: rows_written(run) == 1, what="the first conversation's row")
+    time.sleep(1.0)  # the second conversation is spinning now
+    stderr, took = _terminate(job)
     assert job.returncode == 143, stderr[-3000:]
     assert took < 20, took  # the grace period (5 s) and the process's own exit
     marker = json.loads((run / "interrupted.json").read_text())
     assert marker["signal"] == "SIGTERM" and marker["forced"] is True and marker["rows_kept"] == 1
     assert len(_rows(run)) == 1 and "rerunning" in skillbench_lines(stderr)[-1]
+
+
+def test_sigkill_soon_after_sigterm_still_finds_the_job_marked_stopped_with_its_rows(
+    tmp_path: Path, programs: dict[str, str]
+) -> None:
+    # A scheduler's SIGKILL follows SIGTERM after KillWait (SLURM: 30 s by default, less on some clusters), maybe
+    # before the job has unwound: the marker is written as SIGTERM arrives, so the folder still says "stopped".
+    run = tmp_path / "run"
+    job = start(tmp_path, *TWO_SKILLS, "agent.program={_target_:hostile.BusyOnOneSkill,skill:telecom_change_plan}",
+                f"hydra.run.dir={run}", f"store.root={tmp_path / 'store'}", env=programs)
+    wait_for(lambda: rows_written(run) == 1, what="the first conversation's row")
+    time.sleep(1.0)  # the second conversation is spinning: the job cannot unwind before SIGKILL
+    _terminate(job, kill_after_s=1.0)
+    assert job.returncode == -signal.SIGKILL
+    marker = json.loads((run / "interrupted.json").read_text())
+    assert marker == {"reason": "terminated", "signal": "SIGTERM", "rows_kept": 1}
+    assert len(_rows(run)) == 1
 
 
 # -- a domain whose code tools misbehave (a copy of the packaged toolshed, one line changed) -----------------------
@@ -262,15 +289,8 @@ def test_sigterm_while_a_code_tool_sleeps_ends_the_run_at_once(tmp_path: Path) -
     run = tmp_path / "run"
     job = start(tmp_path, f"benchmark.source={domain}", *OVERDUE, "mock.code_tool_limit_s=300",
                 f"hydra.run.dir={run}", f"store.root={tmp_path / 'store'}")
-    try:
-        wait_for(flag.exists, what="the code tool to start sleeping")
-        sent = time.monotonic()
-        job.send_signal(signal.SIGTERM)
-        _, stderr = job.communicate(timeout=60)
-        took = time.monotonic() - sent
-    finally:
-        if job.poll() is None:
-            job.kill()
+    wait_for(flag.exists, what="the code tool to start sleeping")
+    stderr, took = _terminate(job)
     assert job.returncode == 143, stderr[-3000:]
     assert took < 15, took
     assert json.loads((run / "interrupted.json").read_text())["signal"] == "SIGTERM"
