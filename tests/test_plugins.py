@@ -40,9 +40,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 SKILLBENCH = Path(sys.executable).with_name("skillbench")  # the installed console script
 
 
-def _skillbench(cwd: Path, site: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _skillbench(cwd: Path, site: Path, *args: str, **env_vars: str) -> subprocess.CompletedProcess[str]:
     """``skillbench <args>`` (``skillbench run`` is ``python -m skillbench``), the plug-in's folder on PYTHONPATH."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(site)]), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(site)]), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+           **env_vars}
     return subprocess.run([str(SKILLBENCH), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -143,3 +144,24 @@ def test_a_plugin_check_that_raises_is_a_benchmark_error_never_the_agents(tmp_pa
     assert len(rows) == 2 and all(row["termination"] == "benchmark_error" and row["passed"] is None for row in rows)
     assert all(row["benchmark_error"].startswith("rule check acme/max_tool_calls raised TypeError") for row in rows)
     assert "acme_skillbench" in (job / rows[0]["traceback_file"]).read_text()
+
+
+@pytest.mark.parametrize(("how", "said"), [("raise", "its code raised KeyError: 'agent' (acme_skillbench/__init__.py:"),
+                                           ("exit", "its code raised SystemExit: 0 (acme_skillbench/__init__.py:"),
+                                           ("wrong_type", "its code returned dict, not a Table or None")])
+def test_a_plugin_table_that_fails_is_left_out_named_and_the_report_is_complete(
+        tmp_path: Path, site: Path, how: str, said: str) -> None:
+    job = tmp_path / "job"
+    done = _skillbench(tmp_path, site, "run", "benchmark.limit=2", f"store.root={tmp_path / 'store'}",
+                       f"hydra.run.dir={job}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = tmp_path / "report"
+    done = _skillbench(tmp_path, site, "report", str(job), "--out", str(report), "--formats", "md,csv,html",
+                       ACME_CARELESS_TABLE=how)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    [line] = [line for line in done.stderr.splitlines() if "acme.careless" in line]
+    assert line.startswith("skillbench: report table acme.careless left out: ") and said in line
+    markdown = (report / "report.md").read_text()
+    assert "acme: a table written carelessly" in markdown and said in markdown
+    assert "Table 1" in markdown and (report / "report.html").is_file()  # the rest of the report is there

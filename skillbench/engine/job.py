@@ -533,7 +533,7 @@ def _log_done(summary: JobSummary, ctx: JobContext, job_dir: Path, rows: list[Re
                     "first: %s", summary.benchmark_errors, first)
     for endpoint in summary.rate_limits:
         if endpoint["rate_limited"]:
-            log.info("rate limits: %s: %d of %d requests throttled (429/503), %.1fs waited for slots, limit now %s of %s",
+            log.info("rate limits: %s: %d of %d requests throttled (429/503), %.1fs waited for the provider (its pauses and refusals), limit now %s of %s",
                      endpoint["endpoint"], endpoint["rate_limited"], endpoint["requests"], endpoint["waited_s"],
                      endpoint["limit"], endpoint["ceiling"])
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from tabulate import tabulate
 
+from skillbench.core.guest import fault_of
 from skillbench.core.plugins import load_plugins
 from skillbench.core.registry import Registry
 from skillbench.core.rubric import DIMENSION_NAMES, DIMENSIONS
@@ -70,17 +72,42 @@ class TableSpec:
     latex: bool
     terminal: bool
     order: float
+    plugin: bool = False  # an installed plug-in's table: guest code (docs/extending-reports.md)
 
     def build(self, context: ReportContext) -> Table | None:
-        table = self.function(context)
+        table = self._computed(context)
         if table is None:
             return None
         return replace(
             table, key=self.key, title=table.title or self.title, latex=self.latex, terminal=self.terminal
         )
 
+    def _computed(self, context: ReportContext) -> Table | None:
+        """The function's table. A plug-in's table that raises (SystemExit included) or returns something else
+        is the plug-in's fault, not the report's: it is left out, and a one-row table in its place says why."""
+        if not self.plugin:
+            return self.function(context)
+        try:
+            table = self.function(context)
+        except RowsUnavailable:
+            raise
+        except (Exception, SystemExit) as exc:  # a real Ctrl-C (KeyboardInterrupt) still stops the report
+            return self._left_out(f"its code raised {fault_of(exc).line()}")
+        if table is not None and not isinstance(table, Table):
+            return self._left_out(f"its code returned {type(table).__name__}, not a Table or None")
+        return table
+
+    def _left_out(self, why: str) -> Table:
+        line = f"report table {self.key} left out: {why}"
+        if line not in _SAID:  # one line per process, however many outputs build the tables
+            _SAID.add(line)
+            print(f"skillbench: {line}", file=sys.stderr, flush=True)
+        return Table(headers=["left out"], display=[[line]], data=[[line]],
+                     footnotes=["A plug-in's table; the rest of the report is complete."])
+
 
 TABLES: Registry[TableSpec] = Registry("report table")
+_SAID: set[str] = set()  # the left-out lines already printed
 
 
 def report_table(
@@ -95,7 +122,8 @@ def report_table(
     def decorator(function: TableFunction) -> TableFunction:
         name = TABLES.registered_name(key)  # a plug-in's table: '<namespace>/<key>'
         # The key names a file and an HTML anchor: a plug-in's namespace is joined with a dot there.
-        TABLES.register(name)(TableSpec(name.replace("/", "."), title, function, latex, terminal, order))
+        TABLES.register(name)(TableSpec(name.replace("/", "."), title, function, latex, terminal, order,
+                                        plugin="/" in name))
         return function
 
     return decorator

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from skillbench.agents import AgentReply, AgentState, LLMAgent, register_agent
 from skillbench.evaluation.checks import CheckContext, CheckResult, rule_check
 from skillbench.report.build import ReportContext
@@ -50,3 +52,16 @@ def tool_call_limit(ctx: ReportContext) -> Table | None:
         display=[[agent, f"{ok / n:.0%}", str(n), ", ".join(sorted(limits[agent]))] for agent, (ok, n) in counts.items()],
         data=[[agent, ok / n, n, ", ".join(sorted(limits[agent]))] for agent, (ok, n) in counts.items()],
     )
+
+
+@report_table("careless", title="acme: a table written carelessly", order=96)
+def careless(ctx: ReportContext) -> Table | None:
+    """A table with a bug, shown only where ACME_CARELESS_TABLE names how it fails (tests of the report's guard)."""
+    how = os.environ.get("ACME_CARELESS_TABLE")
+    if how == "raise":
+        raise KeyError("agent")
+    if how == "exit":
+        raise SystemExit(0)
+    if how == "wrong_type":
+        return {"agent": 1}  # type: ignore[return-value]
+    return None
