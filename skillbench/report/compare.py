@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
-from skillbench.report import stats
+from skillbench.report import resampling, stats
 from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED
 from skillbench.report.frame import job_labels, jobs_frame
 from skillbench.report.jobs import Job, ReportError, load_jobs, panel_labels
@@ -124,7 +124,7 @@ def scenario_rates(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _draws_of_mean(weights: np.ndarray, values: np.ndarray, present: np.ndarray) -> np.ndarray:
-    return stats.ratio_draws(weights, np.where(present, values, 0.0), present.astype(float))
+    return resampling.ratio_draws(weights, np.where(present, values, 0.0), present.astype(float))
 
 
 def compare_frame(
@@ -154,7 +154,7 @@ def compare_frame(
         )
     rates = scenario_rates(frame)
     scenarios = list(rates.index)
-    weights = stats.bootstrap_weights(len(scenarios), draws, seed)
+    weights = resampling.bootstrap_weights(len(scenarios), draws, seed)
     notes: list[str] = []
     tests: list[PairTest] = []
     for (a, b), judge in itertools.product(itertools.combinations(agents, 2), judges):
@@ -167,7 +167,7 @@ def compare_frame(
             notes.append(f"{a} and {b} share no scenario with a verdict under {judge}")
             continue
         diff = np.where(both, ra - rb, 0.0)
-        low, high = stats.percentile_ci(_draws_of_mean(weights, diff, both), level)
+        low, high = resampling.percentile_ci(_draws_of_mean(weights, diff, both), level)
         a_better = [s for s, d, keep in zip(scenarios, diff, both, strict=True) if keep and d > 0]
         b_better = [s for s, d, keep in zip(scenarios, diff, both, strict=True) if keep and d < 0]
         tests.append(

@@ -47,17 +47,18 @@ def test_pass_k_table_matches_the_estimators_and_is_written_everywhere(trial_swe
     table = TABLES.get("pass_k").build(context)
     assert table is not None
     frame = context.frame
-    by_key = {(r[0], r[2]): r for r in table.data}  # (agent, k) → data row
+    by_key = {(r[0], r[2]): dict(zip(table.data_headers, r, strict=True)) for r in table.data}  # (agent, k) → row
     for agent in AGENTS:
         rows = frame[frame["agent"] == agent]
         counts = task_counts(zip(rows["scenario_id"], [None if v is None or v != v else bool(v) for v in rows["passed"]], strict=True))
         for k in (1, 2, 3):
             row = by_key[(agent, k)]
-            assert row[3] == pytest.approx(mean_pass_hat_k(counts, k))
-            assert row[6] == pytest.approx(mean_pass_at_k(counts, k))
-            low, high = row[4], row[5]
-            assert low is not None and high is not None and low <= row[3] + 1e-9 and row[3] - 1e-9 <= high
-    careful, reckless = by_key[("sim_careful", 3)][3], by_key[("sim_reckless", 3)][3]
+            assert row["scenarios"] == 4 and row["trials"] == 3 and row["max_k"] == 3
+            assert row["pass_hat_k"] == pytest.approx(mean_pass_hat_k(counts, k))
+            assert row["pass_at_k"] == pytest.approx(mean_pass_at_k(counts, k))
+            low, high = row["pass_hat_k_ci_low"], row["pass_hat_k_ci_high"]
+            assert low is not None and high is not None and low <= row["pass_hat_k"] + 1e-9 <= high + 2e-9
+    careful, reckless = by_key[("sim_careful", 3)]["pass_hat_k"], by_key[("sim_reckless", 3)]["pass_hat_k"]
     assert careful > reckless
     markdown = Path(written["markdown"]).read_text()
     assert "pass^3" in markdown and "pass@3" in markdown
