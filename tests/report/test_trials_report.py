@@ -132,3 +132,25 @@ def test_report_json_keeps_pass_k_so_a_read_back_report_shows_it(trial_sweep: Pa
     shutil.rmtree(copy)
     md = markdown(again)
     assert "## Table 1b" in md and "pass^3" in md
+
+
+def test_breakdowns_compare_rows_with_rows_and_test_scenarios_once(trial_sweep: Path) -> None:
+    """A group's Pass % and its Rest % count the same unit (every scored trial, as Table 1); the flag's test counts
+    each scenario once (the decision audit's "42.9 vs 23.3" mixed the two)."""
+    from skillbench.report import build_report, load_jobs
+
+    report, frame = build_report(load_jobs([trial_sweep]), draws=50)
+    scored = frame[frame["passed"].notna()]
+    checked = 0
+    for rate in report.breakdowns:
+        if rate.breakdown != "path":
+            continue
+        cell = scored[(scored["agent_label"] == rate.agent) & (scored["judge_label"] == rate.judge)]
+        group, rest = cell[cell["path"] == rate.group], cell[cell["path"] != rate.group]
+        assert rate.n == len(group) and rate.pass_rate == pytest.approx(group["passed"].astype(bool).mean())
+        assert rate.rest_n == len(rest)
+        if len(rest):
+            assert rate.rest_pass_rate == pytest.approx(rest["passed"].astype(bool).mean())
+        assert rate.scenarios == group["scenario_id"].nunique() and rate.rest_scenarios == rest["scenario_id"].nunique()
+        checked += 1
+    assert checked
