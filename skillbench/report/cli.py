@@ -168,11 +168,10 @@ def rescore_main(argv: list[str]) -> int:
         else "the rule checks and judge scores stored in results.jsonl are re-evaluated"
     )
     print(f"Rescoring {len(jobs)} job(s) with pass rule {', '.join(names)}. No model calls: {source}.")
+    # Everything that can refuse (a rule, a recheck, a panel, the report) runs before the first file is written:
+    # a refused rescore leaves no half folder.
     rescored = rescore_jobs(jobs, rules, out / RESCORED_JOBS_DIR, recheck=args.recheck)
-    write_jobs(rescored, {new.path: old.path for old, new in zip(jobs, rescored, strict=True)})
     panels = panel_jobs(rescored, out / RESCORED_JOBS_DIR)  # pass_rule.panel: a column per agent, no model call
-    for panel in panels:
-        write_job(panel)
     if panels:
         print(f"Panel verdicts: {len(panels)} panel column(s) ({', '.join(sorted({p.judge for p in panels}))}).")
     report, frame = build_report(
@@ -193,6 +192,9 @@ def rescore_main(argv: list[str]) -> int:
         "recheck": args.recheck,
         "changes": compare(jobs, rescored),
     }
+    write_jobs(rescored, {new.path: old.path for old, new in zip(jobs, rescored, strict=True)})
+    for panel in panels:
+        write_job(panel)
     written = write_report(
         report, frame, rescored + panels, out, formats=args.formats, transcripts=not args.no_transcripts
     )
