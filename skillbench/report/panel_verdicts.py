@@ -79,7 +79,7 @@ def _summary(template: JobSummary, rows: list[ResultRow], judge: str, model: str
     pass_hat, pass_at = trial_estimates(rows, template.trials)
     return template.model_copy(
         update={
-            "judge": judge, "judge_model": model, "scored": scored, "passed": passed, "pass_rate": rate,
+            "judge": judge, "judge_model": model, "scenarios": len(rows), "scored": scored, "passed": passed, "pass_rate": rate,
             "rule_pass_rate": rule_pass_rate(rows), "by_path": path_breakdown(rows), "pass_hat_k": pass_hat,
             "pass_at_k": pass_at, "rubric_means": dict.fromkeys(template.rubric_means), "task_completion": {},
             "hallucinated_actions": 0, "judge_errors": sum(r.judge_error is not None for r in rows),

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from skillbench.cli import main as cli_main
+from skillbench.engine.results import ResultRow
 from skillbench.report.compare import compare_markdown, compare_runs
 from skillbench.report.jobs import load_jobs
 from tests.report.conftest import RowHook, write_sweep
@@ -85,3 +86,19 @@ def test_compare_names_the_jobs_it_left_out(tmp_path: Path, capsys: pytest.Captu
     [line] = capsys.readouterr().err.strip().splitlines()
     assert "only one agent (sim_careful)" in line
     assert f"left out: {sweep / '1_sim_sloppy_sim_balanced'} did not finish" in line
+
+
+def test_a_panel_over_members_with_different_rows_agrees_with_its_own_summary(tmp_path: Path) -> None:
+    """A panel's rows are the union of its members' (scenario, trial): its summary counts them, so reading a rescore's
+    output back is not damaged input."""
+    def drop_one(agent: str, judge: str, scenario: str, row: ResultRow) -> ResultRow | None:
+        return None if judge == "sim_balanced" and scenario.endswith("_000") else row
+
+    sweep = write_sweep(tmp_path, agents=["sim_careful"], judges=["sim_balanced", "sim_strict"], scenarios=4,
+                        hook=drop_one)
+    out = tmp_path / "rescored"
+    assert cli_main(["rescore", str(sweep), "pass_rule.panel=majority", "--out", str(out), "--formats", "md",
+                     "--quiet"]) == 0
+    [panel] = [job for job in load_jobs([out]) if job.judge == "panel_majority"]
+    assert len(panel.rows) == 4 and panel.summary is not None and panel.summary.scenarios == 4
+    assert not panel.disagreements
