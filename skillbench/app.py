@@ -95,7 +95,7 @@ def check_credentials(cfg: RunConfig) -> None:
 def main(cfg: DictConfig) -> float | None:
     # Imported here, not at the top: `--help` and refused configs never load the engine (litellm, the MCP SDK...).
     from skillbench.engine.job import run_job, run_job_async
-    from skillbench.engine.names import check_registered_names
+    from skillbench.engine.names import check_registered_names, panel_problems
 
     install_sigterm()  # SIGTERM ends the job as Ctrl-C does (marker, resume line), also in launcher workers
     hydra_cfg = HydraConfig.get()
@@ -105,6 +105,10 @@ def main(cfg: DictConfig) -> float | None:
         origin = ConfigOrigin.of(hydra_cfg)  # errors name where a value was set: the command line, a file
         run_cfg = validate_config(cfg, origin=origin)
         check_registered_names(run_cfg, origin=origin)
+        # A single run's panel is checked here too (run.preflight=false); a sweep's, across its jobs, by the preflight.
+        panel = [] if multirun else panel_problems([run_cfg], sweep=False)
+        if panel:
+            raise ConfigError(panel[0])
         check_credentials(run_cfg)
         # Load and select the scenarios up front: a malformed data file is refused like a bad config.
         benchmark = load_benchmark(run_cfg.benchmark.source)

@@ -14,10 +14,12 @@ from pydantic import (
     JsonValue,
     Tag,
     TypeAdapter,
+    ValidationInfo,
     create_model,
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from skillbench.core import paths
 from skillbench.core.records import OUTCOMES, Outcome, RuleCheck, ScenarioPath
@@ -279,8 +281,29 @@ class _PassRuleBase(Strict):
         "verdict and passes). Built by `skillbench rescore` and a sweep's report, no model call; null: no panel.",
     )
     panel_judges: list[str] | None = Field(
-        None, description="The panel's members (judge names); null: every judge the agent has, at least two."
+        None, description="The panel's members (judge names, two or more, each once; every one must be a judge of the "
+        "runs); null: every judge the agent has, at least two."
     )
+
+    @field_validator("panel_judges")
+    @classmethod
+    def _panel_of_two(cls, members: list[str] | None, info: ValidationInfo) -> list[str] | None:
+        """A panel's size is part of its meaning (2 of 3 is not 2 of 2): a list that cannot be what was meant is refused
+        here; that each member is a judge of the runs is checked where the runs are known (engine/names.py
+        panel_problems, report/panel_verdicts.py)."""
+        if members is None:
+            return None
+        if info.data.get("panel") is None:
+            raise PydanticCustomError("panel_judges", "names a panel's members, but pass_rule.panel is null, so no panel "
+                                      "would be formed (set pass_rule.panel=majority or unanimous, or leave it out)")
+        twice = sorted({name for name in members if members.count(name) > 1})
+        if twice:
+            raise PydanticCustomError("panel_judges", "names judge '{name}' twice; each member votes once",
+                                      {"name": twice[0]})
+        if len(members) < 2:
+            raise PydanticCustomError("panel_judges", "a panel votes over two or more judges; this names {count}",
+                                      {"count": len(members)})
+        return members
 
     @field_validator("allowed_outcomes", mode="before")
     @classmethod

@@ -34,7 +34,7 @@ from skillbench.engine.results import (
     assemble_row,
 )
 from skillbench.engine.signals import run_until_signal
-from skillbench.engine.summary import role_max_tokens, summarize
+from skillbench.engine.summary import role_max_tokens, summarize, trial_population_of
 from skillbench.engine.trials import trial_seed
 from skillbench.evaluation import judge_transcript, run_rule_checks, verdict_key
 from skillbench.evaluation.records import Verdict
@@ -515,11 +515,14 @@ def _log_done(summary: JobSummary, ctx: JobContext, job_dir: Path, rows: list[Re
         summary.failed_attempts, summary.retries, job_dir,
     )
     if summary.pass_hat_k:
+        population = trial_population_of(rows, summary.trials)
+        note = population.cap_note()
         log.info(
-            "trials: %d per scenario; %s; %s%s", summary.trials,
-            " ".join(f"pass^{k} {_pct(v)}" for k, v in summary.pass_hat_k.items()),
-            " ".join(f"pass@{k} {_pct(v)}" for k, v in summary.pass_at_k.items()),
-            " [SIMULATED agent]" if ctx.cfg.agent.simulated else "",
+            "trials: %d per scenario, over %d scenario(s) with a scored trial; %s; %s%s%s", summary.trials,
+            population.scenarios,
+            " ".join(f"pass^{k} {_pct(v)}" for k, v in summary.pass_hat_k.items() if v is not None),
+            " ".join(f"pass@{k} {_pct(v)}" for k, v in summary.pass_at_k.items() if v is not None),
+            f"; {note}" if note else "", " [SIMULATED agent]" if ctx.cfg.agent.simulated else "",
         )
     if summary.config_errors:
         log.error("%d scenario(s) were refused by a provider on requests built from valid inputs: check the model "

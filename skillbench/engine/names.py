@@ -71,3 +71,34 @@ def check_registered_names(cfg: RunConfig, choices: Mapping[str, str | None] | N
         if problem:
             raise _placed(ConfigError(f"config error at 'checks.{name}': {problem}. Fix: set only those parameters."),
                           origin)
+
+
+def panel_problems(cfgs: list[RunConfig], *, sweep: bool) -> list[str]:
+    """Why the panels ``pass_rule.panel`` asks for cannot be formed from these jobs (a run's, or a whole sweep's), one
+    line each: a member of ``pass_rule.panel_judges`` that no job of the agent is judged by, or fewer than two members.
+    Checked before any job starts, so a typo never turns a 2-of-3 majority into a unanimous 2-of-2."""
+    by_agent: dict[str, list[RunConfig]] = {}
+    for cfg in cfgs:
+        if cfg.pass_rule.panel is not None:
+            by_agent.setdefault(cfg.agent.name, []).append(cfg)
+    problems: list[str] = []
+    where = "this sweep" if sweep else "this run"
+    for agent, group in sorted(by_agent.items()):
+        judges = sorted({cfg.judge.name for cfg in group})
+        for named in dict.fromkeys(tuple(cfg.pass_rule.panel_judges or ()) for cfg in group):
+            unknown = [name for name in named if name not in judges]
+            if unknown:
+                close = difflib.get_close_matches(unknown[0], judges, n=1, cutoff=0.6)
+                problems.append(
+                    f"config error at 'pass_rule.panel_judges': unknown judge {unknown[0]!r} (judges of {agent} in "
+                    f"{where}: {', '.join(judges)}). Fix: " + (f"did you mean {close[0]!r}?" if close else
+                    f"name only judges of {where}, or add judge {unknown[0]!r} to it.")
+                )
+        if len(judges) < 2:
+            vote = group[0].pass_rule.panel
+            problems.append(
+                f"config error at 'pass_rule.panel': a {vote} panel votes over at least two judges of an agent; {agent} "
+                f"has one in {where} ({judges[0]}). Fix: sweep two or more judges (judge={judges[0]},<other> -m), or "
+                "leave pass_rule.panel out (skillbench rescore can form a panel from runs of several judges later)."
+            )
+    return problems

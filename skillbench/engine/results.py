@@ -129,10 +129,12 @@ class JobSummary(JobIdentity):
     trials: int = Field(1, description="run.trials: rollouts per scenario (1 in runs without trials).")
     pass_hat_k: dict[str, float | None] = Field(
         default_factory=dict,
-        description="k → pass^k (mean over scenarios of C(c,k)/C(n,k)), for k = 1..trials; empty for one trial.",
+        description="k → pass^k (mean of C(c,k)/C(n,k) over every scenario with a scored trial), for k = 1..trials; "
+        "null for k above the fewest scored trials of any scenario (engine/trials.py); empty for one trial.",
     )
     pass_at_k: dict[str, float | None] = Field(
-        default_factory=dict, description="k → pass@k (mean over scenarios of 1 − C(n−c,k)/C(n,k)); empty for one trial."
+        default_factory=dict, description="k → pass@k (mean of 1 − C(n−c,k)/C(n,k) over the same scenarios); null above "
+        "the same cap; empty for one trial."
     )
     scored: int = Field(description="Rows with a verdict (no judge or infrastructure error).")
     passed: int

@@ -12,7 +12,7 @@ from skillbench.core.errors import CONFIG_ERROR_PREFIX, THROTTLED_MARK
 from skillbench.core.records import ROLES, Usage
 from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import JobSummary, ResultRow, job_labels, pass_counts
-from skillbench.engine.trials import mean_pass_at_k, mean_pass_hat_k, task_counts
+from skillbench.engine.trials import TrialPopulation, pass_at_k, pass_hat_k, task_counts, trial_population
 
 
 def _rate(numerator: int, denominator: int) -> float | None:
@@ -58,13 +58,20 @@ def role_max_tokens(cfg: RunConfig) -> dict[str, int | None]:
     return caps
 
 
+def trial_population_of(rows: list[ResultRow], trials: int) -> TrialPopulation:
+    """The rows' scenarios with their scored trials and passes (engine/trials.py: one population for every k)."""
+    return trial_population(task_counts((row.scenario_id, row.passed) for row in rows), trials)
+
+
 def trial_estimates(rows: list[ResultRow], trials: int) -> tuple[dict[str, float | None], dict[str, float | None]]:
-    """(k → pass^k, k → pass@k) for k = 1..trials over the rows' scenarios; both empty for one trial."""
+    """(k → pass^k, k → pass@k) for k = 1..trials over every scenario with a scored trial; None for k above the fewest
+    scored trials of any scenario (τ²-bench's cap); both empty for one trial."""
     if trials < 2:
         return {}, {}
-    counts = task_counts((row.scenario_id, row.passed) for row in rows)
+    population = trial_population_of(rows, trials)
     ks = range(1, trials + 1)
-    return {str(k): mean_pass_hat_k(counts, k) for k in ks}, {str(k): mean_pass_at_k(counts, k) for k in ks}
+    return ({str(k): population.mean(pass_hat_k, k) for k in ks},
+            {str(k): population.mean(pass_at_k, k) for k in ks})
 
 
 def summarize(

@@ -8,12 +8,20 @@ simulated models draw their per-conversation choices from it) and so do the mock
 The estimators are the unbiased ones from n ≥ k trials of a task with c successes (docs/reports.md):
 pass^k = C(c, k) / C(n, k), the chance that k trials drawn without replacement all pass, and
 pass@k = 1 − C(n − c, k) / C(n, k), the chance that at least one of them passes.
+
+**One population for every k** (:class:`TrialPopulation`): every k of one agent × judge averages over the same
+scenarios, those with a scored trial (the scenarios of its pass rate in Table 1), and k goes up to the fewest scored
+trials of any of them, as τ²-bench caps k at its smallest trial count. A scenario with fewer scored trials (judge or
+infrastructure errors, a budget stop) therefore lowers the largest k instead of leaving some k's means: averaging each
+k over whichever scenarios reach it made pass@3 < pass@2 possible and pass^1 differ from the pass rate for no reason
+a reader could see. This module is the one implementation: the job's summary and the report's Table 1b call it.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from math import comb
 
 
@@ -54,16 +62,86 @@ def task_counts(verdicts: Iterable[tuple[str, bool | None]]) -> dict[str, tuple[
     return {task: (n, c) for task, (n, c) in counts.items()}
 
 
+Estimator = Callable[[int, int, int], float]
+
+
+@dataclass(frozen=True)
+class TrialPopulation:
+    """The scenarios every pass^k and pass@k of one agent × judge averages over, and how far k goes."""
+
+    counts: dict[str, tuple[int, int]]  # scenario → (n scored trials, c passes), every scenario with a scored trial
+    planned: int  # the trials the run asked for (run.trials), or the most any scenario has when unknown
+
+    @property
+    def scenarios(self) -> int:
+        return len(self.counts)
+
+    @property
+    def max_k(self) -> int:
+        """The largest k every scenario supports: the fewest scored trials of any (τ²-bench's cap); 0 without any."""
+        return min((n for n, _ in self.counts.values()), default=0)
+
+    @property
+    def most(self) -> int:
+        """The most scored trials of any scenario."""
+        return max((n for n, _ in self.counts.values()), default=0)
+
+    @property
+    def short(self) -> dict[str, int]:
+        """Scenarios with fewer scored trials than planned → their scored trials (what lowered the cap)."""
+        return {s: n for s, (n, _) in sorted(self.counts.items()) if n < self.planned}
+
+    @property
+    def passes(self) -> int:
+        return sum(c for _, c in self.counts.values())
+
+    @property
+    def scored(self) -> int:
+        return sum(n for n, _ in self.counts.values())
+
+    def cap_note(self) -> str:
+        """Why k stops below the planned trials, in one sentence ('' when it does not)."""
+        return cap_note(self.max_k, self.planned, self.scenarios, self.short)
+
+    def values(self, estimator: Estimator, k: int) -> dict[str, float]:
+        """Each scenario's estimate at k (empty for k above the cap: no k is averaged over a subset)."""
+        if not 1 <= k <= self.max_k:
+            return {}
+        return {s: estimator(n, c, k) for s, (n, c) in self.counts.items()}
+
+    def mean(self, estimator: Estimator, k: int) -> float | None:
+        """The estimate at k over every scenario; None for k above the cap."""
+        values = self.values(estimator, k)
+        return sum(values.values()) / len(values) if values else None
+
+    def consistent(self) -> dict[str, float]:
+        """Per scenario, 1.0 when its scored trials all got the same verdict (empty when the cap is below 2)."""
+        if self.max_k < 2:
+            return {}
+        return {s: float(c in (0, n)) for s, (n, c) in self.counts.items()}
+
+
+def cap_note(max_k: int, planned: int, scenarios: int, short: dict[str, int], listed: int = 5) -> str:
+    """Why k stops at ``max_k`` below ``planned`` trials: the scenarios short of trials (scenario → scored trials)."""
+    if not short or not scenarios:
+        return ""
+    named = ", ".join(f"{s} ({n})" for s, n in list(short.items())[:listed]) + (", …" if len(short) > listed else "")
+    return (f"k stops at {max_k}, the fewest scored trials of any scenario: {len(short)} of {scenarios} scenario(s) "
+            f"have fewer than {planned} ({named}; judge or infrastructure errors, or a stop). A rerun fills in "
+            "infrastructure errors")
+
+
+def trial_population(counts: dict[str, tuple[int, int]], planned: int | None = None) -> TrialPopulation:
+    """The population of ``counts`` (:func:`task_counts`); ``planned``: the run's trials, when known."""
+    most = max((n for n, _ in counts.values()), default=0)
+    return TrialPopulation(counts=dict(counts), planned=max(planned or 0, most))
+
+
 def mean_pass_hat_k(counts: dict[str, tuple[int, int]], k: int) -> float | None:
-    """pass^k over tasks: the mean of C(c,k)/C(n,k) over tasks with n ≥ k scored trials (None if none has)."""
-    return _mean_over_tasks(pass_hat_k, counts, k)
+    """pass^k over every task of ``counts``: the mean of C(c,k)/C(n,k); None for k above the fewest trials of any."""
+    return trial_population(counts).mean(pass_hat_k, k)
 
 
 def mean_pass_at_k(counts: dict[str, tuple[int, int]], k: int) -> float | None:
-    """pass@k over tasks: the mean of 1 − C(n−c,k)/C(n,k) over tasks with n ≥ k scored trials."""
-    return _mean_over_tasks(pass_at_k, counts, k)
-
-
-def _mean_over_tasks(estimator: Callable[[int, int, int], float], counts: dict[str, tuple[int, int]], k: int) -> float | None:
-    values = [estimator(n, c, k) for n, c in counts.values() if n >= k]
-    return sum(values) / len(values) if values else None
+    """pass@k over every task of ``counts``: the mean of 1 − C(n−c,k)/C(n,k); None for k above the cap."""
+    return trial_population(counts).mean(pass_at_k, k)

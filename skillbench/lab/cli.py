@@ -35,6 +35,7 @@ from skillbench.lab.pages import detection_heatmap, human_confusion_plot, human_
 from skillbench.lab.sources import source_rollouts
 from skillbench.plan.preflight import preflight_problems, refusal
 from skillbench.plan.sweep import PlannedJob
+from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED
 from skillbench.report.tables import Table, markdown_table, md_escape
 from skillbench.report.write import latex_table, table_csv
 from skillbench.store import ArtifactStore, write_json_atomic
@@ -83,8 +84,9 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--out", type=Path, default=Path("outputs/lab"), help="folder for lab.md, lab.json, lab.tex, *.csv")
     validate.add_argument("--run", action="append", type=Path, default=[],
                           help="an imported run folder (skillbench import): judge its conversations against the human labels")
-    validate.add_argument("--boot", type=int, default=1000, help="bootstrap draws for the CIs (default 1000)")
-    validate.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    validate.add_argument("--draws", "--boot", dest="draws", type=int, default=DEFAULT_DRAWS,
+                          help="bootstrap draws for the CIs that need them, κ (default %(default)s, as skillbench report)")
+    validate.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default %(default)s)")
     return parser
 
 
@@ -196,7 +198,7 @@ def validate_imported(args: argparse.Namespace) -> int:
     meta = {"imported": len(subjects), "human_labels": len(human), "judges": [r.name for r in runs], "model_calls": calls,
             "judge_errors": errors, "simulated": any(r.simulated for r in runs)}
     units = {i.rollout.key: row.scenario_id for i, row in loaded}
-    tables = [human_table(everyone, human, units, n_boot=args.boot, seed=args.seed)]
+    tables = [human_table(everyone, human, units, draws=args.draws, seed=args.seed)]
     detail = human_labels_table(everyone, other_labels)
     tables += [detail] if detail is not None else []
     tables += human_confusion_tables(everyone, other_labels)
@@ -235,7 +237,7 @@ def validate_main(args: argparse.Namespace) -> int:
     runs: list[JudgeRun] = judge_runs(judge_configs, benchmark, subjects)
     everyone = [*runs, *([panel_run(runs)] if len(runs) > 1 else []), rule_run(subjects, judge_configs[0])]
     lab = LabSet(items)
-    tables = validity_tables(lab, everyone, n_boot=args.boot, seed=args.seed)
+    tables = validity_tables(lab, everyone)
     samples = sampling_table(runs)
     tables += [samples] if samples is not None else []
     calls = sum(r.model_calls for r in runs) + rollout_calls

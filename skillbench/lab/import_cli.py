@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 from skillbench.benchmark import load_benchmark
 from skillbench.config import RunConfig
 from skillbench.core.errors import ConfigError
 from skillbench.lab.config import compose_runs
-from skillbench.lab.importer import HUMAN, IMPORTED, import_files
+from skillbench.lab.importer import HUMAN, IMPORTED, import_files, task_pattern
 
 
 def import_config(benchmark: str, store: Path, agent: str) -> RunConfig:
@@ -32,7 +33,12 @@ def import_main(argv: list[str]) -> int:
     parser.add_argument("--label", default=None, help="benchmark label of the imported rows (default: each record's "
                         "metadata.benchmark, else its file's name without suffix)")
     parser.add_argument("--agent", default="imported", help="agent name for conversations whose metadata names none")
+    parser.add_argument("--task-pattern", default=None, metavar="REGEX",
+                        help="group conversations into tasks by their ids: the group 'task' (else the first group) is the "
+                        "task, an optional group 'trial' the trial, e.g. '(?P<task>.+)-trial(?P<trial>[0-9]+)'. The "
+                        "conversations of one task are its trials: pass^k, and CIs that resample tasks (docs/judge-lab.md)")
     args = parser.parse_args(argv)
+    pattern = task_pattern(args.task_pattern) if args.task_pattern is not None else None
     missing = [str(p) for p in args.files if not p.is_file()]
     if missing:
         raise ConfigError(f"no such file: {', '.join(missing)}. Fix: give .jsonl or .json files of conversations")
@@ -40,14 +46,16 @@ def import_main(argv: list[str]) -> int:
         raise ConfigError(f"{args.out} already holds a finished run. Fix: choose another --out")
     cfg = import_config(args.benchmark, args.store, args.agent)
     items, errors = import_files(args.files, args.out, cfg, load_benchmark(cfg.benchmark.source), args.agent,
-                                 args.label)
+                                 args.label, pattern)
     for error in errors:
         print(f"skillbench import: {error}", file=sys.stderr)
     if not items:
         print("skillbench import: nothing imported", file=sys.stderr)
         return 2
     labelled = sum(1 for i in items if i.context.labels is not None and i.context.labels.passed is not None)
-    print(f"imported {len(items)} conversation(s) ({labelled} with a human pass/fail) into {args.out}; "
+    tasks = len({i.task for i in items})
+    grouped = f" of {tasks} task(s), up to {max(Counter(i.task for i in items).values())} trial(s) each" if tasks < len(items) else ""
+    print(f"imported {len(items)} conversation(s){grouped} ({labelled} with a human pass/fail) into {args.out}; "
           f"{len(errors)} record(s) skipped. Next: skillbench report {args.out} · skillbench judges validate judge=... --run "
           f"{args.out} --out LAB (then skillbench report {args.out} LAB/runs --out LAB/report: each judge against the labels)")
     return 1 if errors else 0

@@ -8,8 +8,11 @@ and skipped; the valid ones still import.
 
 from __future__ import annotations
 
+import itertools
 import json
-from dataclasses import dataclass
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -108,6 +111,11 @@ class Metadata(BaseModel):
     benchmark: str | None = Field(None, description="The benchmark or data set the conversation comes from: the rows' "
                                   "benchmark label (default: the --label option, else the file's name without suffix).")
     termination: str | None = Field(None, description="How it ended (resolved, transferred, ...); default from control calls.")
+    task: str | None = Field(None, description="The task (scenario) this conversation is a trial of: the conversations of "
+                             "one task are its trials, so pass^k is reported and every CI resamples tasks. Default: the "
+                             "--task-pattern match of the id, else scenario_id, else the conversation's own id.")
+    trial: int | None = Field(None, ge=0, description="Which trial of its task (default: the --task-pattern's 'trial' "
+                              "group, else the task's conversations numbered from 0 in the order they are read).")
     labels: HumanLabels | None = None
 
 
@@ -141,6 +149,9 @@ class Imported:
     rollout: Rollout
     context: ImportedContext
     benchmark: str = ""  # the rows' benchmark label: the import's own (metadata.benchmark, --label or the file's stem)
+    conversation: str = ""  # the conversation's own id (metadata.id, or file stem and place)
+    task: str = ""  # the task it is a trial of: the rows' scenario_id (see Metadata.task)
+    trial: int | None = None  # its trial of the task (None until numbered by import_files)
 
 
 def _require(cond: bool, field: str, problem: str) -> None:
@@ -310,6 +321,37 @@ def _context(meta: Metadata, record_id: str, messages: list[Message], benchmark:
     return ImportedContext(skill=skill, scenario=scenario, labels=meta.labels, not_applicable=not_applicable, not_given=not_given)
 
 
+def task_pattern(text: str) -> re.Pattern[str]:
+    """``--task-pattern``: a regular expression over conversation ids whose group ``task`` (else its first group) is
+    the task and whose optional group ``trial`` is the trial; a bad one is a ConfigError naming the fix."""
+    try:
+        pattern = re.compile(text)
+    except re.error as exc:
+        raise ConfigError(f"--task-pattern {text!r}: not a regular expression ({exc}). Fix: e.g. "
+                          "--task-pattern '(?P<task>.+)-trial(?P<trial>[0-9]+)'") from None
+    if "task" not in pattern.groupindex and pattern.groups == 0:
+        raise ConfigError(f"--task-pattern {text!r} has no group to take the task from. Fix: add (?P<task>...), e.g. "
+                          "'(?P<task>.+)-trial(?P<trial>[0-9]+)'")
+    return pattern
+
+
+def _grouped(item: Imported, pattern: re.Pattern[str] | None, explicit_task: bool) -> Imported:
+    """The task and trial ``--task-pattern`` reads from the conversation id (metadata.task and trial win)."""
+    if pattern is None or explicit_task:
+        return item
+    found = pattern.fullmatch(item.conversation)
+    _require(found is not None, "metadata.id", f"{item.conversation!r} does not match --task-pattern {pattern.pattern!r}")
+    assert found is not None
+    task = found.group("task") if "task" in pattern.groupindex else found.group(1)
+    _require(bool(task), "metadata.id", f"--task-pattern {pattern.pattern!r} finds an empty task in {item.conversation!r}")
+    trial = item.trial
+    if trial is None and "trial" in pattern.groupindex and found.group("trial") is not None:
+        _require(found.group("trial").isdigit(), "metadata.id",
+                 f"--task-pattern's trial {found.group('trial')!r} in {item.conversation!r} is not a whole number")
+        trial = int(found.group("trial"))
+    return replace(item, task=task, trial=trial)
+
+
 def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark, label: str = "") -> Imported:
     """One conversation (OpenAI ``messages`` or generic ``turns``) → rollout + context; RecordError if malformed."""
     _require(isinstance(data, dict), "record", "must be a JSON object with 'messages' or 'turns'")
@@ -345,7 +387,8 @@ def parse_record(data: Any, record_id: str, agent: str, benchmark: Benchmark, la
                       messages=messages, tool_calls=records, offered_tools=list(meta.tools or context.skill.tools),
                       termination=termination, termination_detail=_termination_detail(records),  # type: ignore[arg-type]
                       turns=max((m.turn for m in messages), default=0))
-    return Imported(rollout, context, meta.benchmark or label)
+    return Imported(rollout, context, meta.benchmark or label, conversation=record_id,
+                    task=meta.task or context.scenario.id, trial=meta.trial)
 
 
 def read_records(path: Path) -> list[tuple[str, int, Any | RecordError]]:
@@ -391,7 +434,8 @@ def result_row(item: Imported, cfg: RunConfig) -> ResultRow:
     passed = labels.passed if labels is not None else None
     scenario, unknown = item.context.scenario, item.context.not_given
     return ResultRow(
-        scenario_id=item.rollout.scenario_id, skill_id=item.rollout.skill_id, industry=item.context.skill.industry,
+        scenario_id=item.task or item.rollout.scenario_id, trial=item.trial or 0, skill_id=item.rollout.skill_id,
+        industry=item.context.skill.industry,
         # a fact the record did not state reads as the judge prompt reads it, not as the scenario's default
         path=NOT_GIVEN if "path" in unknown else scenario.path, persona=scenario.persona.label,
         expected_outcome=NOT_GIVEN if "expected_outcome" in unknown else scenario.expected_outcome,
@@ -407,28 +451,45 @@ def result_row(item: Imported, cfg: RunConfig) -> ResultRow:
 
 
 def import_files(paths: list[Path], out: Path, cfg: RunConfig, benchmark: Benchmark, agent: str,
-                 label: str | None = None) -> tuple[list[Imported], list[str]]:
+                 label: str | None = None, pattern: re.Pattern[str] | None = None) -> tuple[list[Imported], list[str]]:
     """Import every valid record into the run folder ``out``; returns (imported, one error line per bad record).
 
     The rows' benchmark label is the import's own: a record's metadata.benchmark, else ``label``, else its file's
-    stem (never the --benchmark whose skills the records may name: they are not its scenarios)."""
+    stem (never the --benchmark whose skills the records may name: they are not its scenarios). A row's scenario is
+    the conversation's task and its trial the trial of that task (Metadata.task, ``pattern``: --task-pattern)."""
     store = ArtifactStore(cfg.store.root)
     items: list[Imported] = []
     errors: list[str] = []
     seen: dict[str, str] = {}
+    trials: dict[tuple[str, int], str] = {}  # (task, trial) → where it was read
+    pending: list[tuple[Imported, str]] = []  # conversations whose trial is numbered once every explicit one is known
     for path in paths:
         for where, number, data in read_records(path):
             try:
                 if isinstance(data, RecordError):
                     raise data
                 item = parse_record(data, f"{path.stem}-{number}", agent, benchmark, label or path.stem)
+                explicit_task = isinstance(data.get("metadata"), dict) and data["metadata"].get("task") is not None
+                item = _grouped(item, pattern, explicit_task)
                 # one row per conversation id: a second one would silently replace the first in every report
-                _require(item.rollout.scenario_id not in seen, "metadata.id",
-                         f"{item.rollout.scenario_id!r} already imported from {seen.get(item.rollout.scenario_id)}")
-                seen[item.rollout.scenario_id] = f"{path}:{where}"
+                _require(item.conversation not in seen, "metadata.id",
+                         f"{item.conversation!r} already imported from {seen.get(item.conversation)}")
+                if item.trial is not None:
+                    _require((item.task, item.trial) not in trials, "metadata.trial",
+                             f"task {item.task!r} trial {item.trial} already imported from {trials.get((item.task, item.trial))}")
+                    trials[(item.task, item.trial)] = f"{path}:{where}"
+                else:
+                    pending.append((item, f"{path}:{where}"))
+                seen[item.conversation] = f"{path}:{where}"
                 items.append(item)
             except RecordError as exc:
                 errors.append(f"{path}:{where}: {exc}")
+    numbered: dict[int, Imported] = {}
+    for item, where in pending:  # the task's next free trial, in the order the conversations were read
+        trial = next(t for t in itertools.count() if (item.task, t) not in trials)
+        trials[(item.task, trial)] = where
+        numbered[id(item)] = replace(item, trial=trial)
+    items = [numbered.get(id(item), item) for item in items]
     if not items:
         return items, errors
     started = datetime.now(UTC)
@@ -437,6 +498,8 @@ def import_files(paths: list[Path], out: Path, cfg: RunConfig, benchmark: Benchm
         cfg = cfg.model_copy(update={"agent": cfg.agent.model_copy(update={"name": agents.pop()})})
     labels = sorted({item.benchmark for item in items})  # the run's label: its rows' (several joined by '+')
     cfg = cfg.model_copy(update={"benchmark": cfg.benchmark.model_copy(update={"name": "+".join(labels)})})
+    per_task = Counter(item.task for item in items)  # run.trials: the most trials of a task, as a run with trials
+    cfg = cfg.model_copy(update={"run": cfg.run.model_copy(update={"trials": max(per_task.values())})})
     rows = [result_row(item, cfg) for item in items]
     for item in items:
         store.put("rollouts", item.rollout.key, item.rollout)
@@ -446,8 +509,13 @@ def import_files(paths: list[Path], out: Path, cfg: RunConfig, benchmark: Benchm
     tmp = out / f".{RESULTS_FILE}.tmp"
     tmp.write_text("".join(row.model_dump_json() + "\n" for row in rows), encoding="utf-8")
     tmp.replace(out / RESULTS_FILE)
+    tasks: dict[str, dict[int, str]] = {}
+    for item in items:
+        tasks.setdefault(item.task, {})[item.trial or 0] = item.conversation
     write_json_atomic(out / IMPORT_FILE, {"files": [str(p) for p in paths], "imported": len(items), "errors": errors,
-                                          "not_applicable": {i.rollout.scenario_id: i.context.not_applicable for i in items}})
+                                          "task_pattern": pattern.pattern if pattern is not None else None,
+                                          "tasks": {task: dict(sorted(t.items())) for task, t in sorted(tasks.items())},
+                                          "not_applicable": {i.conversation: i.context.not_applicable for i in items}})
     summary = summarize(rows, cfg, started=started, wall_time_s=0.0, benchmark_version=benchmark.version)
     write_json_atomic(out / SUMMARY_FILE, summary.model_dump(mode="json"))  # written last: marks the run finished
     return items, errors
@@ -476,7 +544,8 @@ def load_imported(run_dir: Path) -> list[tuple[Imported, ResultRow]]:
             missing = "rollout" if rollout is None else "import context"
             raise ConfigError(f"{results}:{number}: the {missing} of {row.scenario_id} ({row.rollout_key}) is not in the store {root} "
                               "named by its config.json. Fix: run from the folder the import ran in, or import again")
-        out.append((Imported(rollout, context), row))
+        out.append((Imported(rollout, context, row.benchmark, conversation=rollout.scenario_id, task=row.scenario_id,
+                             trial=row.trial), row))
     return out
 
 

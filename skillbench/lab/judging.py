@@ -14,7 +14,7 @@ from skillbench.core.records import Rollout, RuleCheck
 from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
 from skillbench.engine.job import make_context, obtain_verdict
 from skillbench.evaluation import run_rule_checks
-from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
+from skillbench.evaluation.pass_rule import apply_pass_rule, decide, rule_based_pass
 from skillbench.evaluation.records import Verdict
 from skillbench.lab.importer import Imported, applicable_checks
 from skillbench.lab.labelled import make_case
@@ -144,14 +144,16 @@ async def _judge_all(cfg: RunConfig, benchmark: Benchmark, items: list[Subject])
             calls += verdict.usage.calls
         sample_passes = [bool(apply_pass_rule(checks, s, cfg.pass_rule).passed) for s in verdict.samples]
         kind = error_kind(verdict)
-        outcome = apply_pass_rule(checks, verdict.scores, cfg.pass_rule)
+        # The run's own decision (pass_rule.sample_vote included), not a row's verdict: the lab measures the judge, so
+        # a judge error stays no verdict even where a hard check has already failed the row.
+        outcome = decide(checks, verdict.scores, verdict.samples, cfg.pass_rule)
         return item.key, Reading(
             passed=outcome.passed,
             record=verdict.scores,
             fail_reasons=list(outcome.reasons),
             verdict_key=verdict.key,
             scores=_scores(verdict.scores),
-            judge_passed=apply_pass_rule([], verdict.scores, cfg.pass_rule).passed,
+            judge_passed=decide([], verdict.scores, verdict.samples, cfg.pass_rule).passed,
             hallucinated=None if verdict.scores is None else verdict.scores.hallucinated_action,
             outcome=None if verdict.scores is None else verdict.scores.task_completion,
             sample_passes=sample_passes,

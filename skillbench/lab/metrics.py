@@ -1,6 +1,7 @@
 """Validity figures of each judge against the known labels: sensitivity per perturbation, specificity on
-controls, balanced accuracy with bootstrap CIs (resampling source rollouts, so a source's variants move
-together), the rubric dimension that moved, and verdict flips under label-preserving paraphrase."""
+controls, balanced accuracy with its CI (the exact interval of ``report/resampling.py`` with the source rollouts as the
+clusters, so a source's variants count together), the rubric dimension that moved, and verdict flips under
+label-preserving paraphrase."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from skillbench.core.rubric import DIMENSION_BY_NAME, DIMENSION_NAMES
 from skillbench.lab.judging import JudgeRun, Reading
 from skillbench.lab.labelled import CONTROL
 from skillbench.lab.records import LabelledTranscript
+from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED
 from skillbench.report.human import (
     AGREEMENT_DATA_HEADERS,
     AGREEMENT_FOOTNOTE,
@@ -23,14 +25,8 @@ from skillbench.report.human import (
     agreement_cells,
     counts,
 )
-from skillbench.report.stats import (
-    bootstrap_weights,
-    cohen_kappa,
-    fleiss_kappa,
-    label_agreement,
-    percentile_ci,
-    ratio_draws,
-)
+from skillbench.report.resampling import bootstrap_weights, mean_share_interval, share_interval
+from skillbench.report.stats import cohen_kappa, fleiss_kappa, label_agreement
 from skillbench.report.tables import Table, ci, num, pct
 
 
@@ -81,21 +77,30 @@ def _arrays(lab: LabSet, pairs: list[tuple[str, bool | None]]) -> tuple[np.ndarr
 
 @dataclass
 class Rates:
+    """A share over the labelled transcripts: how many, the rate, and per source rollout (the clusters) the hits and
+    the transcripts counted."""
+
     n: int
     rate: float | None
-    draws: np.ndarray
+    hits: np.ndarray
+    total: np.ndarray
+
+    @property
+    def ci(self) -> tuple[float | None, float | None]:
+        return share_interval(self.hits, self.total) if self.rate is not None else (None, None)
 
 
-def _rates(lab: LabSet, pairs: list[tuple[str, bool | None]], weights: np.ndarray) -> Rates:
+def _rates(lab: LabSet, pairs: list[tuple[str, bool | None]]) -> Rates:
     hits, total = _arrays(lab, pairs)
     n = int(total.sum())
-    return Rates(n, float(hits.sum() / n) if n else None, ratio_draws(weights, hits, total))
+    return Rates(n, float(hits.sum() / n) if n else None, hits, total)
 
 
 def _ba(sens: Rates, spec: Rates) -> tuple[float | None, float | None, float | None]:
+    """Balanced accuracy, the mean of two shares over the same sources, and its interval."""
     if sens.rate is None or spec.rate is None:
         return None, None, None
-    low, high = percentile_ci((sens.draws + spec.draws) / 2)
+    low, high = mean_share_interval(np.column_stack([sens.hits, spec.hits]), np.column_stack([sens.total, spec.total]))
     return (sens.rate + spec.rate) / 2, low, high
 
 
@@ -112,9 +117,9 @@ class JudgeFigures:
     per_defect_alone: dict[str, Rates]
 
 
-def figures(lab: LabSet, run: JudgeRun, weights: np.ndarray) -> JudgeFigures:
+def figures(lab: LabSet, run: JudgeRun) -> JudgeFigures:
     controls = {s: run.readings.get(i.key) for s, i in lab.control.items()}
-    spec = _rates(lab, [(s, None if r is None or r.passed is None else r.passed) for s, r in controls.items()], weights)
+    spec = _rates(lab, [(s, None if r is None or r.passed is None else r.passed) for s, r in controls.items()])
     per_defect: dict[str, Rates] = {}
     per_defect_alone: dict[str, Rates] = {}
     moves: dict[str, dict[str, float]] = {}
@@ -126,8 +131,8 @@ def figures(lab: LabSet, run: JudgeRun, weights: np.ndarray) -> JudgeFigures:
         alone = [(i.source_key, detected(i, run.readings[i.key], controls.get(i.source_key), alone=True)) for i in lab.of(name)]
         pooled_pairs += pairs
         pooled_alone += alone
-        per_defect[name] = _rates(lab, pairs, weights)
-        per_defect_alone[name] = _rates(lab, alone, weights)
+        per_defect[name] = _rates(lab, pairs)
+        per_defect_alone[name] = _rates(lab, alone)
         drops: dict[str, list[int]] = defaultdict(list)
         flagged: list[bool] = []
         for item in lab.of(name):
@@ -139,9 +144,9 @@ def figures(lab: LabSet, run: JudgeRun, weights: np.ndarray) -> JudgeFigures:
                 flagged.append(reading.hallucinated)
         moves[name] = {dim: float(np.mean(values)) for dim, values in drops.items()}
         flags[name] = float(np.mean(flagged)) if flagged else None
-    flip_pairs = [pair for name in lab.paraphrases for pair in paraphrase_figures(lab, run, name, weights).pairs]
-    return JudgeFigures(run, spec, _rates(lab, pooled_pairs, weights), per_defect, _rates(lab, flip_pairs, weights), moves, flags,
-                        _rates(lab, pooled_alone, weights), per_defect_alone)
+    flip_pairs = [pair for name in lab.paraphrases for pair in paraphrase_figures(lab, run, name).pairs]
+    return JudgeFigures(run, spec, _rates(lab, pooled_pairs), per_defect, _rates(lab, flip_pairs), moves, flags,
+                        _rates(lab, pooled_alone), per_defect_alone)
 
 
 def _most_moved(moves: dict[str, float]) -> str:
@@ -170,10 +175,9 @@ ERROR_FOOTNOTE = ("Judge errors: transcripts the judge gave no verdict on (infra
                   "parse: no valid scores in its replies). They are left out of every rate: never {counted}.")
 
 
-def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, seed: int = 0) -> list[Table]:
+def validity_tables(lab: LabSet, runs: list[JudgeRun]) -> list[Table]:
     """The lab's tables: a summary per judge, sensitivity per judge × perturbation, and the details."""
-    weights = bootstrap_weights(len(lab.sources), n_boot, seed)
-    figs = [figures(lab, run, weights) for run in runs]
+    figs = [figures(lab, run) for run in runs]
     summary = Table(
         key="lab_summary", title="Judge validity — summary per judge (labelled transcripts)",
         headers=["Judge", "Controls", "Specificity %", "False alarms %", "Defects", "Sensitivity %", "Judge alone %",
@@ -225,11 +229,11 @@ def validity_tables(lab: LabSet, runs: list[JudgeRun], *, n_boot: int = 1000, se
             "fails, or the labelled dimension scores below the same judge's score on the source's control. Judge alone: "
             "the same with the verdict of the judge's scores only (hard rule checks left out), so what a rule check "
             "already fails is not credited to the judge. "
-            "CIs: percentile bootstrap over source rollouts.")
+            "CIs: exact (Clopper–Pearson) at the effective sample size, source rollouts the clusters.")
     for table in (summary, matrix, detail):
         table.footnotes.append(note)
     summary.footnotes.append(ERROR_FOOTNOTE.format(counted="a detection, a miss, a pass or a false alarm"))
-    paraphrases = paraphrase_table(lab, runs, weights)
+    paraphrases = paraphrase_table(lab, runs)
     return [summary, matrix, detail, *([paraphrases] if paraphrases is not None else [])]
 
 
@@ -244,7 +248,7 @@ class ParaphraseFigures:
     pairs: list[tuple[str, bool | None]]  # (source, flipped) per item: pooled over paraphrases in the summary
 
 
-def paraphrase_figures(lab: LabSet, run: JudgeRun, name: str, weights: np.ndarray) -> ParaphraseFigures:
+def paraphrase_figures(lab: LabSet, run: JudgeRun, name: str) -> ParaphraseFigures:
     """Flips (either way) and the mean per-dimension score change, paraphrase minus control: a judge free of
     verbosity bias neither flips nor moves a score when the same actions are worded longer."""
     pairs: list[tuple[str, bool | None]] = []
@@ -262,7 +266,7 @@ def paraphrase_figures(lab: LabSet, run: JudgeRun, name: str, weights: np.ndarra
         if reading.scores and control.scores:
             for dim in DIMENSION_NAMES:
                 shifts[dim].append(reading.scores[dim] - control.scores[dim])
-    return ParaphraseFigures(_rates(lab, pairs, weights), to_fail, to_pass,
+    return ParaphraseFigures(_rates(lab, pairs), to_fail, to_pass,
                              {dim: float(np.mean(values)) for dim, values in shifts.items()}, pairs)
 
 
@@ -271,7 +275,7 @@ def _signed(value: float | None) -> str:
     return "—" if value is None else f"{round(value, 2) + 0.0:+.2f}"
 
 
-def paraphrase_table(lab: LabSet, runs: list[JudgeRun], weights: np.ndarray) -> Table | None:
+def paraphrase_table(lab: LabSet, runs: list[JudgeRun]) -> Table | None:
     """Verdict stability under rewording and verbosity bias under lengthening, per judge × paraphrase."""
     if not lab.paraphrases:
         return None
@@ -285,8 +289,8 @@ def paraphrase_table(lab: LabSet, runs: list[JudgeRun], weights: np.ndarray) -> 
     )
     for name in lab.paraphrases:
         for run in runs:
-            f = paraphrase_figures(lab, run, name, weights)
-            low, high = percentile_ci(f.flips.draws) if f.flips.rate is not None else (None, None)
+            f = paraphrase_figures(lab, run, name)
+            low, high = f.flips.ci
             mean = float(np.mean(list(f.shifts.values()))) if f.shifts else None
             dim, value = max(f.shifts.items(), key=lambda kv: abs(kv[1])) if f.shifts else (None, None)
             largest = "—" if dim is None or value is None else ("none" if value == 0 else f"{DIMENSION_BY_NAME[dim].header} ({value:+.2f})")
@@ -296,7 +300,7 @@ def paraphrase_table(lab: LabSet, runs: list[JudgeRun], weights: np.ndarray) -> 
     table.footnotes.append("Both paraphrases keep every call and the final state, so the right verdict is the control's. "
                            "Score Δ: paraphrase minus control, 1–5 scale, mean over pairs (and over the five dimensions for "
                            "the mean); a positive shift under paraphrase_lengthened means the judge favours longer answers "
-                           "(verbosity bias). CIs: percentile bootstrap over source rollouts.")
+                           "(verbosity bias). CIs: exact (Clopper–Pearson) at the effective sample size, source rollouts the clusters.")
     return table
 
 
@@ -341,15 +345,15 @@ def sampling_table(runs: list[JudgeRun]) -> Table | None:
 
 
 def human_table(runs: list[JudgeRun], human: dict[str, bool], units: dict[str, str] | None = None, *,
-                n_boot: int = 1000, seed: int = 0) -> Table:
+                draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> Table:
     """Each judge's agreement with people's pass/fail labels: the confusion counts, accuracy, Cohen's κ,
-    sensitivity, specificity and balanced accuracy with bootstrap CIs (:func:`skillbench.report.stats.label_agreement`,
-    the same function and draws as the report's human-agreement table). ``units``: transcript key → the unit the
-    bootstrap resamples (the conversation's scenario id; default the key itself)."""
+    sensitivity, specificity and balanced accuracy with their CIs (:func:`skillbench.report.stats.label_agreement`,
+    the same function, default draws and seed as the report's human-agreement table). ``units``: transcript key → its
+    cluster (the conversation's scenario id: with an import's tasks, the task; default the key itself)."""
     units = units or {key: key for key in human}
     names = sorted({units[key] for key in human})
     index = {name: n for n, name in enumerate(names)}
-    weights = bootstrap_weights(len(names), n_boot, seed)
+    weights = bootstrap_weights(len(names), draws, seed)
     table = Table(key="lab_human", title="Agreement with human labels (pass/fail)",
                   headers=["Judge", "n", *COUNT_HEADERS, *AGREEMENT_HEADERS, "Judge errors"],
                   data_headers=["judge", "n", *COUNT_DATA_HEADERS, *AGREEMENT_DATA_HEADERS, "judge_errors", "judge_errors_infra", "judge_errors_parse"],
@@ -363,7 +367,7 @@ def human_table(runs: list[JudgeRun], human: dict[str, bool], units: dict[str, s
         errors = run.errors()
         table.display.append([_name(run), str(len(keys)), *map(str, cells), *shown, error_cell(run)])
         table.data.append([run.name, len(keys), *cells, *raw, sum(errors.values()), errors["infra"], errors["parse"]])
-    table.footnotes.append(AGREEMENT_FOOTNOTE.format(unit="conversations (their scenario ids, as the report draws them)")
+    table.footnotes.append(AGREEMENT_FOOTNOTE.format(unit="scenarios (an import's tasks), as the report's")
                            + " Transcripts without a human pass/fail are left out.")
     table.footnotes.append(ERROR_FOOTNOTE.format(counted="an agreement or a disagreement"))
     return table

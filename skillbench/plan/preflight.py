@@ -16,6 +16,7 @@ import yaml
 
 import skillbench.conf
 from skillbench.config.schema import AgentConfig, LlmMock, ModelConfig, RunConfig
+from skillbench.engine.names import panel_problems
 from skillbench.models.litellm_setup import get_litellm
 from skillbench.models.plugins import route_problem
 from skillbench.models.server_props import read_props
@@ -157,8 +158,10 @@ def _users(names: set[str]) -> str:
 
 
 def job_problems(jobs: list[PlannedJob]) -> list[str]:
-    """What stops a job before any model is asked (its config, its benchmark), each problem once, in job order."""
-    return list(dict.fromkeys(job.problem for job in jobs if job.problem))
+    """What stops a job before any model is asked (its config, its benchmark), each problem once, in job order; then
+    what stops the panels the jobs ask for (pass_rule.panel: members and size across the whole sweep)."""
+    panels = panel_problems([job.cfg for job in jobs if job.cfg is not None], sweep=len(jobs) > 1)
+    return list(dict.fromkeys(job.problem for job in jobs if job.problem)) + panels
 
 
 def preflight_problems(jobs: list[PlannedJob], *, probe_timeout_s: float = 3.0, network: bool = True) -> list[str]:

@@ -14,8 +14,13 @@ from skillbench.report.tables import Table, ci, pct, report_table
 WORSE = "▼ worse"
 TEST_NOTE = (
     "Flag: one-sided Fisher exact test of the {group}'s pass count against the agent's other scenarios under the same "
-    "judge, Holm-adjusted over the {groups} of that agent × judge; ▼ where the adjusted p < 0.05. CIs: percentile "
-    "bootstrap over scenarios (the report's draws). n: scored rows (judge and infrastructure errors left out)."
+    "judge, Holm-adjusted over the {groups} of that agent × judge; ▼ where the adjusted p < 0.05. CIs: exact "
+    "(Clopper–Pearson) at the effective sample size, scenarios the clusters. n: scored rows (judge and infrastructure "
+    "errors left out); Rest %: the agent's other scored rows under that judge, the same unit."
+)
+TRIALS_NOTE = (
+    "With repeated trials, n, Pass % and Rest % count every scored trial (as Table 1); the test counts each scenario "
+    "once, by the majority of its trials (a tie fails), since trials of one scenario are not independent draws."
 )
 
 
@@ -31,17 +36,19 @@ def breakdown_table(ctx: ReportContext, key: str) -> Table | None:
     if not rates:
         return None
     table = Table(headers=["Agent", "Judge", header, "n", "Pass %", "95% CI", "Rest %", "Δ (points)", "p (Holm)", "Flag"],
-                  data_headers=["agent", "judge", key, "n", "pass_rate", "ci_low", "ci_high", "rest_pass_rate",
-                                "difference", "p_holm", "significantly_worse"])
+                  data_headers=["agent", "judge", key, "n", "pass_rate", "ci_low", "ci_high", "rest_n", "rest_pass_rate",
+                                "difference", "scenarios", "rest_scenarios", "p_holm", "significantly_worse"])
     for r in rates:
         delta = None if r.pass_rate is None or r.rest_pass_rate is None else r.pass_rate - r.rest_pass_rate
         table.display.append([r.agent, r.judge, r.group, str(r.n), pct(r.pass_rate), ci(r.ci_low, r.ci_high),
                               pct(r.rest_pass_rate), "—" if delta is None else f"{round(delta * 100, 1) + 0.0:+.1f}",
                               _p(r.p_holm), WORSE if r.significantly_worse else ""])
-        table.data.append([r.agent, r.judge, r.group, r.n, r.pass_rate, r.ci_low, r.ci_high, r.rest_pass_rate, delta,
-                           r.p_holm, r.significantly_worse])
+        table.data.append([r.agent, r.judge, r.group, r.n, r.pass_rate, r.ci_low, r.ci_high, r.rest_n, r.rest_pass_rate,
+                           delta, r.scenarios, r.rest_scenarios, r.p_holm, r.significantly_worse])
     plural = {"path": "paths", "industry": "industries", "skill": "skills"}[key]
     table.footnotes.append(TEST_NOTE.format(group=header.lower(), groups=plural))
+    if any(r.scenarios is not None and r.scenarios != r.n for r in rates):
+        table.footnotes.append(TRIALS_NOTE)
     flagged = [r for r in rates if r.significantly_worse]
     table.footnotes.append(
         f"Significantly worse than its own rate elsewhere: {len(flagged)} of {len(rates)} "

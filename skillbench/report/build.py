@@ -14,6 +14,7 @@ from typing import Any, TypedDict, Unpack
 import numpy as np
 import pandas as pd
 
+from skillbench.report.defaults import DEFAULT_LEVEL
 from skillbench.report.figures.agreement import judge_agreement
 from skillbench.report.figures.cells import CellFigures, cell_figures
 from skillbench.report.figures.groups import group_rates
@@ -39,7 +40,7 @@ from skillbench.report.model import (
     RubricRow,
     TrialRate,
 )
-from skillbench.report.rows import DEFAULT_LEVEL, ReportRows, RowsUnavailable, unit_ids
+from skillbench.report.rows import ReportRows, RowsUnavailable, unit_ids
 
 __all__ = ["DEFAULT_LEVEL", "ReportContext", "ReportSettings", "RowsUnavailable", "build_report", "unit_ids"]
 
@@ -128,7 +129,7 @@ class ReportContext(ReportRows):
     @cached_property
     def _model_rows(self) -> dict[str, ModelRow]:
         """Table 1 rows by agent, in Table 1 order (mean over judges, best first), ranked."""
-        return model_rows(self, self._cell_by, self.mean_draws)
+        return model_rows(self, self._cell_by, self._cell_figures.counts)
 
     @cached_property
     def agents(self) -> list[str]:

@@ -12,7 +12,14 @@ from pathlib import Path
 
 from skillbench.core.errors import SkillbenchError
 from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_FORMATS, DEFAULT_SEED, FORMATS
-from skillbench.report.jobs import ReportError, damage_lines, load_jobs, running_lines, write_job
+from skillbench.report.jobs import (
+    ReportError,
+    damage_lines,
+    left_out_lines,
+    load_jobs,
+    running_lines,
+    write_job,
+)
 from skillbench.store import write_json_atomic
 
 # The commands import their machinery (pandas, scipy, matplotlib, Hydra's compose) after parsing, so
@@ -94,19 +101,26 @@ def report_main(argv: list[str]) -> int:
 EXIT_DAMAGED_INPUT = 4
 
 
-def input_state(prog: str, jobs: list) -> int:
-    """Say on stderr what a reader skipped (each damaged line, file:line) and what is still running; the exit code:
-    EXIT_DAMAGED_INPUT when a line was skipped, else 0."""
+def input_state(prog: str, jobs: list, *, left_out: bool = False) -> int:
+    """Say on stderr what a reader skipped and what is still running; the exit code: EXIT_DAMAGED_INPUT when a line
+    was skipped or a job's rows disagree with its own summary.json, else 0. ``left_out``: also name each job that is
+    not finished (readers that show finished jobs only; the report shows them as cells)."""
     for line in running_lines(jobs):
         print(f"{prog}: note: {line}", file=sys.stderr)
-    damaged = damage_lines(jobs)
-    for line in damaged:
+    for line in left_out_lines(jobs) if left_out else []:
+        print(f"{prog}: left out: {line}", file=sys.stderr)
+    skipped = [line for job in jobs for line in job.damaged]
+    disagreeing = [job for job in jobs if job.disagreements]
+    for line in damage_lines(jobs):
         print(f"{prog}: damaged input: {line}", file=sys.stderr)
-    if damaged:
-        print(f"{prog}: {len(damaged)} damaged line(s) skipped; every other row was used (exit {EXIT_DAMAGED_INPUT}). "
-              "Fix: repair or remove those lines, or rerun the job into a new folder.", file=sys.stderr)
-        return EXIT_DAMAGED_INPUT
-    return 0
+    if not skipped and not disagreeing:
+        return 0
+    said = ([f"{len(skipped)} damaged line(s) skipped; every other row was used"] if skipped else []) + (
+        [f"{len(disagreeing)} job(s) whose rows disagree with their summary.json; their rows were used as they are"]
+        if disagreeing else [])
+    print(f"{prog}: {'; '.join(said)} (exit {EXIT_DAMAGED_INPUT}). Fix: repair or remove the damaged lines or files, "
+          "or rerun the job into a new folder.", file=sys.stderr)
+    return EXIT_DAMAGED_INPUT
 
 
 def _split(items: list[str]) -> tuple[list[Path], list[str]]:
@@ -168,11 +182,10 @@ def rescore_main(argv: list[str]) -> int:
         else "the rule checks and judge scores stored in results.jsonl are re-evaluated"
     )
     print(f"Rescoring {len(jobs)} job(s) with pass rule {', '.join(names)}. No model calls: {source}.")
+    # Everything that can refuse (a rule, a recheck, a panel, the report) runs before the first file is written:
+    # a refused rescore leaves no half folder.
     rescored = rescore_jobs(jobs, rules, out / RESCORED_JOBS_DIR, recheck=args.recheck)
-    write_jobs(rescored, {new.path: old.path for old, new in zip(jobs, rescored, strict=True)})
     panels = panel_jobs(rescored, out / RESCORED_JOBS_DIR)  # pass_rule.panel: a column per agent, no model call
-    for panel in panels:
-        write_job(panel)
     if panels:
         print(f"Panel verdicts: {len(panels)} panel column(s) ({', '.join(sorted({p.judge for p in panels}))}).")
     report, frame = build_report(
@@ -193,6 +206,9 @@ def rescore_main(argv: list[str]) -> int:
         "recheck": args.recheck,
         "changes": compare(jobs, rescored),
     }
+    write_jobs(rescored, {new.path: old.path for old, new in zip(jobs, rescored, strict=True)})
+    for panel in panels:
+        write_job(panel)
     written = write_report(
         report, frame, rescored + panels, out, formats=args.formats, transcripts=not args.no_transcripts
     )

@@ -25,10 +25,17 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
-from skillbench.report import stats
+from skillbench.report import resampling, stats
 from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED
 from skillbench.report.frame import job_labels, jobs_frame
-from skillbench.report.jobs import Job, ReportError, load_jobs, panel_labels
+from skillbench.report.jobs import (
+    Job,
+    ReportError,
+    benchmark_versions,
+    left_out_lines,
+    load_jobs,
+    panel_labels,
+)
 from skillbench.report.tables import markdown_table, pct
 
 DEFAULT_ALPHA = 0.05
@@ -92,6 +99,11 @@ class Comparison(CompareRecord):
     ranking: list[RankRow]
     ranking_scenarios: int = Field(description="Scenarios every agent has a verdict on under every judge (the ranking's).")
     notes: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Why the comparison may not be what it seems: a benchmark that differs between the compared "
+        "runs, jobs left out (unfinished, still running), jobs whose rows disagree with their own summary.",
+    )
 
 
 def side_labels(groups: list[list[Job]], sources: list[str]) -> dict[Path, tuple[str, str]]:
@@ -124,7 +136,7 @@ def scenario_rates(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _draws_of_mean(weights: np.ndarray, values: np.ndarray, present: np.ndarray) -> np.ndarray:
-    return stats.ratio_draws(weights, np.where(present, values, 0.0), present.astype(float))
+    return resampling.ratio_draws(weights, np.where(present, values, 0.0), present.astype(float))
 
 
 def compare_frame(
@@ -154,8 +166,14 @@ def compare_frame(
         )
     rates = scenario_rates(frame)
     scenarios = list(rates.index)
-    weights = stats.bootstrap_weights(len(scenarios), draws, seed)
-    notes: list[str] = []
+    weights = resampling.bootstrap_weights(len(scenarios), draws, seed)
+    judged_by = {agent: [j for j in judges if (agent, j) in rates.columns] for agent in agents}
+    # A pair with no judge in common has nothing to test: said as that, not as scenarios they do not share.
+    notes = [
+        f"{a} and {b} share no judge ({a}: {', '.join(judged_by[a]) or 'no verdict'}; "
+        f"{b}: {', '.join(judged_by[b]) or 'no verdict'})"
+        for a, b in itertools.combinations(agents, 2) if not set(judged_by[a]) & set(judged_by[b])
+    ]
     tests: list[PairTest] = []
     for (a, b), judge in itertools.product(itertools.combinations(agents, 2), judges):
         if (a, judge) not in rates.columns or (b, judge) not in rates.columns:
@@ -167,7 +185,7 @@ def compare_frame(
             notes.append(f"{a} and {b} share no scenario with a verdict under {judge}")
             continue
         diff = np.where(both, ra - rb, 0.0)
-        low, high = stats.percentile_ci(_draws_of_mean(weights, diff, both), level)
+        low, high = resampling.percentile_ci(_draws_of_mean(weights, diff, both), level)
         a_better = [s for s, d, keep in zip(scenarios, diff, both, strict=True) if keep and d > 0]
         b_better = [s for s, d, keep in zip(scenarios, diff, both, strict=True) if keep and d < 0]
         tests.append(
@@ -178,6 +196,11 @@ def compare_frame(
                 a_better=a_better, b_better=b_better, p_value=stats.mcnemar_exact(len(a_better), len(b_better)),
             )
         )  # fmt: skip
+    if not tests:
+        raise ReportError(
+            f"nothing to compare: {'; '.join(notes)}. Fix: compare runs that share a judge (the same judge config "
+            "for every agent, e.g. python -m skillbench agent=<a>,<b> judge=<judge> -m)"
+        )
     for test, adjusted in zip(tests, stats.holm([t.p_value for t in tests if t.p_value is not None]), strict=True):
         test.p_adjusted = adjusted
         test.significant = adjusted < alpha and bool(test.a_better or test.b_better)
@@ -287,7 +310,33 @@ def compare_runs(
     labels = side_labels(groups, sources)
     frame = jobs_frame(jobs, labels=labels)
     panels = sorted(panel_labels(jobs, labels))
-    return compare_frame(frame, sources=sources, alpha=alpha, draws=draws, seed=seed, panels=panels), jobs
+    warnings = (version_warnings(jobs, labels) + [f"left out: {line}" for line in left_out_lines(jobs)]
+                + [f"damaged input: {line}" for job in jobs for line in job.disagreements])
+    try:
+        comparison = compare_frame(frame, sources=sources, alpha=alpha, draws=draws, seed=seed, panels=panels)
+    except ReportError as exc:  # a refusal names what was left out: it may be why too few agents remain
+        if not warnings:
+            raise
+        said, fix, how = str(exc).partition(". Fix: ")
+        raise ReportError(f"{said} ({'; '.join(warnings)}){fix}{how}") from None
+    comparison.warnings = warnings
+    return comparison, jobs
+
+
+def version_warnings(jobs: list[Job], labels: dict[Path, tuple[str, str]]) -> list[str]:
+    """A warning per benchmark whose compared finished runs were produced on different versions (as ``diff``'s)."""
+    by_agent: dict[str, dict[str, set[str]]] = {}
+    for job in jobs:
+        if job.finished:
+            for name, versions in benchmark_versions([job]).items():
+                by_agent.setdefault(name, {}).setdefault(labels[job.path][0], set()).update(versions)
+    warnings = []
+    for name, agents in sorted(by_agent.items()):
+        if len(set().union(*agents.values())) > 1:
+            sides = "; ".join(f"{agent}: {', '.join(sorted(v))}" for agent, v in sorted(agents.items()))
+            warnings.append(f"benchmark '{name}' differs between the compared runs ({sides}): scenarios with the same "
+                            "id may have different content, so a difference may come from the data, not the agents")
+    return warnings
 
 
 def compare_markdown(comparison: Comparison, max_flips: int = 5) -> str:
@@ -301,7 +350,8 @@ def compare_markdown(comparison: Comparison, max_flips: int = 5) -> str:
         "## Verdict per pair",
         "",
     ]
-    lines += [f"- {v.line}" for v in c.verdicts] or ["- (no pair shares a scenario)"]
+    lines[4:4] = [f"**Warning**: {warning}" for warning in c.warnings] + ([""] if c.warnings else [])
+    lines += [f"- {v.line}" for v in c.verdicts] or ["- (no pair shares a scenario under a common judge)"]
     lines += ["", "## Per pair and judge", ""]
     rows = [
         [

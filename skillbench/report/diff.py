@@ -12,7 +12,7 @@ from skillbench.core.rubric import DIMENSION_NAMES
 from skillbench.engine.results import ResultRow
 from skillbench.report import stats
 from skillbench.report.frame import group_value, job_labels
-from skillbench.report.jobs import Job, load_jobs
+from skillbench.report.jobs import Job, benchmark_versions, damage_lines, left_out_lines, load_jobs
 from skillbench.report.tables import markdown_table, md_escape, pct
 
 # Config groups whose change can change results (the rest is plumbing: concurrency, timeouts, logs).
@@ -74,31 +74,18 @@ class RunDiff(DiffRecord):
 
 
 def input_warnings(jobs: list[Job], side: str) -> list[str]:
-    """What is partial or damaged on one side: still running, unfinished (left out of the comparison), skipped lines."""
-    warnings = []
-    for job in jobs:
-        if job.running:
-            warnings.append(f"{side}: {job.path} is still running ({job.running}); its results are partial")
-        elif not job.finished:
-            warnings.append(f"{side}: {job.path} did not finish ({len(job.rows)} whole row(s) kept); "
-                            "it is left out of the comparison until it finishes")
-        warnings.extend(f"{side}: damaged input: {line}" for line in job.damaged)
-    return warnings
-
-
-def _benchmark_versions(jobs: list[Job]) -> dict[str, set[str]]:
-    """Benchmark name → content versions its rows were produced on (runs before versions record none)."""
-    versions: dict[str, set[str]] = {}
-    for job in jobs:
-        for row in job.rows:
-            if row.benchmark_version:
-                versions.setdefault(row.benchmark, set()).add(row.benchmark_version)
-    return versions
+    """What is partial or damaged on one side: unfinished or running jobs (left out of the comparison), skipped lines,
+    rows that disagree with their own summary."""
+    running = [f"{side}: {job.path} is still running ({job.running}); its results are partial"
+               for job in jobs if job.finished and job.running]
+    return running + [f"{side}: {line}" for line in left_out_lines(jobs)] + [
+        f"{side}: damaged input: {line}" for line in damage_lines(jobs)
+    ]
 
 
 def version_warnings(a_jobs: list[Job], b_jobs: list[Job]) -> list[str]:
     """A warning per benchmark that A and B ran in different versions (same name, other content)."""
-    a, b = _benchmark_versions(a_jobs), _benchmark_versions(b_jobs)
+    a, b = benchmark_versions(a_jobs), benchmark_versions(b_jobs)
     return [
         f"benchmark '{name}' differs between the runs (A: {', '.join(sorted(a[name]))}; B: {', '.join(sorted(b[name]))}): "
         f"scenarios with the same id may have different content, so verdict changes may come from the data"

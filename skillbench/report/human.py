@@ -21,7 +21,8 @@ AGREEMENT_FOOTNOTE = (
     "Agreement with the human pass/fail labels, with the planted-defect lab's figures: a failure is the positive class, "
     "so sensitivity is the share of the conversations people failed that the verdict fails too, specificity the share "
     "they passed that it passes, balanced accuracy their mean; κ is Cohen's (— when undefined: one verdict for all). "
-    "CIs: percentile bootstrap over {unit}; a figure with no conversation of its class is —.")
+    "CIs: accuracy, sensitivity, specificity and balanced accuracy exact (Clopper–Pearson) at the effective sample "
+    "size, κ percentile bootstrap, the clusters {unit}; a figure with no conversation of its class is —.")
 
 
 def agreement_cells(found: LabelAgreement) -> tuple[list[str], list[object]]:
@@ -70,7 +71,7 @@ def human_agreement(ctx: ReportContext) -> Table | None:
     judged = len({r.verdict for r in records if r.kind == "judge"})
     labelled = max(r.n for r in records)
     table.footnotes.append(
-        AGREEMENT_FOOTNOTE.format(unit="scenarios (each imported conversation is its own)")
+        AGREEMENT_FOOTNOTE.format(unit="scenarios (an import's tasks: each task's conversations together)")
         + f" Up to {labelled} labelled conversations per verdict; {judged} judge(s) gave verdicts on them"
         + ("" if judged else " (judge them with: skillbench judges validate judge=... --run <import folder>, then report "
            "both folders)") + ". The rule-based verdict fails a conversation on any hard rule-check failure.")

@@ -55,6 +55,8 @@ class Job:
     error_hint: str | None = None
     # Lines of results.jsonl that are not result rows: skipped (every good row is kept), each named file:line.
     damaged: list[str] = field(default_factory=list)
+    # Where the rows disagree with the job's own summary.json (an emptied or cut results.jsonl): damaged input too.
+    disagreements: list[str] = field(default_factory=list)
     running: str | None = None  # the live process still writing this job's run or sweep (its owner), if any
 
     @property
@@ -242,11 +244,13 @@ def load_job(path: Path) -> Job:
     if owner and owner[1] and owner[1].is_this_process():
         owner = None  # this process owns it: the sweep's own report, written once every job has ended
     running = owner[1].describe() if owner and owner[1] else ("another process" if owner else None)
+    disagreements: list[str] = []
     if summary is None:
         status = "unreadable" if (path / SUMMARY_FILE).exists() else "unfinished"
     else:
         status = "finished"
-        problems.extend(_check_summary(path, rows, summary))
+        disagreements = _check_summary(path, rows, summary)
+        problems.extend(disagreements)
     return Job(
         path=path,
         config=config,
@@ -258,6 +262,7 @@ def load_job(path: Path) -> Job:
         launch_cwd=cwd,
         error_hint=None if status == "finished" else (f"still running ({running})" if running else _error_hint(path)),
         damaged=damaged,
+        disagreements=disagreements,
         running=running,
     )
 
@@ -304,8 +309,31 @@ def _first_error(exc: Exception) -> str:
 
 
 def damage_lines(jobs: list[Job]) -> list[str]:
-    """Every skipped line of every job, named file:line (what a reader prints on stderr)."""
-    return [line for job in jobs for line in job.damaged]
+    """Every skipped line of every job, named file:line, then every job whose rows disagree with its own
+    summary.json (what a reader prints on stderr; either is damaged input)."""
+    return [line for job in jobs for line in job.damaged] + [line for job in jobs for line in job.disagreements]
+
+
+def left_out_lines(jobs: list[Job]) -> list[str]:
+    """One line per job a reader of finished results leaves out (still running, unfinished, unreadable summary)."""
+    lines = []
+    for job in jobs:
+        if job.finished:
+            continue
+        why = f"still running ({job.running})" if job.running else (
+            "did not finish" if job.status == "unfinished" else "has an unreadable summary.json")
+        lines.append(f"{job.path} {why} ({len(job.rows)} whole row(s) kept): left out until it finishes")
+    return lines
+
+
+def benchmark_versions(jobs: Iterable[Job]) -> dict[str, set[str]]:
+    """Benchmark name → content versions its rows were produced on (runs before versions record none)."""
+    versions: dict[str, set[str]] = {}
+    for job in jobs:
+        for row in job.rows:
+            if row.benchmark_version:
+                versions.setdefault(row.benchmark, set()).add(row.benchmark_version)
+    return versions
 
 
 def running_lines(jobs: list[Job]) -> list[str]:

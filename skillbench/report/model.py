@@ -164,15 +164,21 @@ class TrialRate(ReportRecord):
     agent: str
     judge: str
     k: int
-    trials: int = Field(description="The most scored trials of any scenario of the cell.")
-    scenarios: int = Field(description="Scenarios with at least k scored trials (those the estimates average over).")
+    trials: int = Field(description="Trials per scenario the cell's runs asked for (run.trials).")
+    max_k: int | None = Field(None, description="The largest k estimated: the fewest scored trials of any scenario of "
+                              "the cell (τ²-bench's cap); the estimates of a larger k are null.")
+    scenarios: int = Field(description="Scenarios every k of the cell averages over: those with a scored trial (the "
+                                       "scenarios of its Table 1 rate).")
+    short: dict[str, int] = Field(default_factory=dict, description="Scenarios with fewer scored trials than `trials` → "
+                                  "their scored trials: what set max_k.")
     pass_hat_k: float | None = Field(description="Mean over scenarios of C(c,k)/C(n,k): all of k trials pass.")
     pass_hat_k_ci_low: float | None = None
     pass_hat_k_ci_high: float | None = None
     pass_at_k: float | None = Field(description="Mean over scenarios of 1 − C(n−c,k)/C(n,k): one of k trials passes.")
     pass_at_k_ci_low: float | None = None
     pass_at_k_ci_high: float | None = None
-    consistency: float | None = Field(description="Share of scenarios (≥ 2 scored trials) whose trials all agree.")
+    consistency: float | None = Field(description="Share of the scenarios whose scored trials all agree (null when "
+                                                  "some scenario has fewer than 2 scored trials).")
     consistency_ci_low: float | None = None
     consistency_ci_high: float | None = None
 
@@ -185,11 +191,17 @@ class GroupRate(ReportRecord):
     agent: str
     judge: str
     group: str
-    n: int = Field(description="Scored rows of the group (judge and infrastructure errors left out).")
-    pass_rate: float | None
+    n: int = Field(description="Scored rows of the group (judge and infrastructure errors left out; with trials, every "
+                               "scored trial).")
+    pass_rate: float | None = Field(description="Passes over the group's scored rows.")
     ci_low: float | None
     ci_high: float | None
-    rest_pass_rate: float | None = Field(description="Pass rate on the agent's other scenarios under this judge.")
+    rest_pass_rate: float | None = Field(description="Pass rate over the scored rows of the agent's other scenarios under "
+                                                     "this judge (the same unit as pass_rate).")
+    rest_n: int | None = Field(None, description="Scored rows of the agent's other scenarios under this judge.")
+    scenarios: int | None = Field(None, description="Scenarios of the group with a scored row: the test's units (with "
+                                                    "trials, each by the majority of its trials).")
+    rest_scenarios: int | None = Field(None, description="Scenarios of the rest with a scored row: the test's other units.")
     p_holm: float | None = Field(description="One-sided Fisher exact p (group below the rest), Holm-adjusted over the "
                                              "groups of this agent × judge and breakdown.")
     significantly_worse: bool

@@ -79,7 +79,7 @@ def _summary(template: JobSummary, rows: list[ResultRow], judge: str, model: str
     pass_hat, pass_at = trial_estimates(rows, template.trials)
     return template.model_copy(
         update={
-            "judge": judge, "judge_model": model, "scored": scored, "passed": passed, "pass_rate": rate,
+            "judge": judge, "judge_model": model, "scenarios": len(rows), "scored": scored, "passed": passed, "pass_rate": rate,
             "rule_pass_rate": rule_pass_rate(rows), "by_path": path_breakdown(rows), "pass_hat_k": pass_hat,
             "pass_at_k": pass_at, "rubric_means": dict.fromkeys(template.rubric_means), "task_completion": {},
             "hallucinated_actions": 0, "judge_errors": sum(r.judge_error is not None for r in rows),
@@ -90,7 +90,8 @@ def _summary(template: JobSummary, rows: list[ResultRow], judge: str, model: str
 
 
 def panel_jobs(jobs: list[Job], out: Path) -> list[Job]:
-    """The panel job of every agent whose jobs' pass rule sets ``panel`` (folders under ``out``, not written)."""
+    """The panel job of every agent whose jobs' pass rule sets ``panel`` (folders under ``out``, not written).
+    ReportError when one cannot be formed as asked: a member no job is judged by, or fewer than two members."""
     finished = [job for job in jobs if job.finished and not is_panel(job)]
     labels = job_labels(finished)
     by_agent: dict[str, list[Job]] = {}
@@ -99,18 +100,25 @@ def panel_jobs(jobs: list[Job], out: Path) -> list[Job]:
         if rule is not None and rule.panel is not None:
             by_agent.setdefault(labels[job.path][0], []).append(job)
     panels: list[Job] = []
-    skipped: list[str] = []
     for index, (agent, group) in enumerate(sorted(by_agent.items())):
         rule = _rule(group[0])
         assert rule is not None and rule.panel is not None
+        judges = sorted({job.judge for job in group})
+        unknown = [name for name in rule.panel_judges or [] if name not in judges]
+        if unknown:  # a typo would silently shrink the panel (2 of 3 becoming 2 of 2)
+            raise ReportError(f"pass_rule.panel_judges: unknown judge {unknown[0]!r} (judges of {agent} in these runs: "
+                              f"{', '.join(judges)}). Fix: name only judges of these runs, or give the runs of "
+                              f"{unknown[0]!r} too")  # fmt: skip
         # People's labels (the judge 'human' of an import) are what a panel is measured against, not a member of it,
         # unless pass_rule.panel_judges names them.
         members = [job for job in group if (job.judge != HUMAN_JUDGE if rule.panel_judges is None
                                             else job.judge in rule.panel_judges)]
         names = [job.judge for job in members]
         if len(set(names)) < 2:
-            skipped.append(f"{agent} ({', '.join(names) or 'no member'})")
-            continue
+            raise ReportError(
+                f"pass_rule.panel needs at least two judges per agent; {agent} has {', '.join(names) or 'none'}. Fix: "
+                "give the runs of the other judges too, or name two of its judges in pass_rule.panel_judges"
+            )
         if len(set(names)) < len(names):
             raise ReportError(f"panel of {agent}: judge {max(names, key=names.count)!r} appears in two jobs; "
                               "give one folder per judge")  # fmt: skip
@@ -132,11 +140,6 @@ def panel_jobs(jobs: list[Job], out: Path) -> list[Job]:
                 launch_cwd=members[0].launch_cwd,
             )
         )  # fmt: skip
-    if by_agent and not panels:
-        raise ReportError(
-            "pass_rule.panel needs at least two judges per agent; found " + "; ".join(skipped)
-            + ". Fix: give the runs of the other judges too, or name them in pass_rule.panel_judges"
-        )
     return panels
 
 

@@ -16,13 +16,11 @@ import numpy as np
 import pandas as pd
 
 from skillbench.engine.results import HUMAN_JUDGE
-from skillbench.report import stats
-from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_SEED
+from skillbench.report import resampling
+from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
 from skillbench.report.frame import job_labels, jobs_frame
 from skillbench.report.jobs import Job, ReportError, load_jobs, panel_labels
 from skillbench.report.model import BootstrapInfo, JobInfo
-
-DEFAULT_LEVEL = 0.95
 
 
 class RowsUnavailable(ReportError):
@@ -132,9 +130,9 @@ class ReportRows:
     @cached_property
     def weights(self) -> np.ndarray:
         """One set of bootstrap draws over scenarios for every statistic, so differences are paired."""
-        return stats.bootstrap_weights(len(self.scenario_ids), self.draws, self.seed)
+        return resampling.bootstrap_weights(len(self.scenario_ids), self.draws, self.seed)
 
-    def _counts(self, rows: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
+    def rate_counts(self, rows: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
         """Per scenario: how many rows of ``column`` are True, and how many are known (NA left out)."""
         num, den = np.zeros(len(self.scenario_ids)), np.zeros(len(self.scenario_ids))
         valid = rows[rows[column].notna()]
@@ -143,19 +141,13 @@ class ReportRows:
         np.add.at(num, index, valid[column].astype(bool).to_numpy(dtype=float))
         return num, den
 
+    def rate_interval(self, rows: pd.DataFrame, column: str) -> tuple[float | None, float | None]:
+        """The interval of the share of True in ``column`` (NA rows left out), its scenarios the clusters."""
+        return resampling.share_interval(*self.rate_counts(rows, column), self.level)
+
     def rate_draws(self, rows: pd.DataFrame, column: str) -> np.ndarray:
         """Bootstrap draws of the share of True in ``column`` (NA rows left out), resampling scenarios."""
-        return stats.ratio_draws(self.weights, *self._counts(rows, column))
-
-    def rate_draws_many(self, parts: list[tuple[pd.DataFrame, str]]) -> list[np.ndarray]:
-        """``rate_draws`` of many (rows, column) pairs in one matrix product (the same numbers: the
-        sums are integer counts, exact in float64 in any order)."""
-        if not parts:
-            return []
-        counts = [self._counts(rows, column) for rows, column in parts]
-        numerators = np.column_stack([num for num, _ in counts])
-        denominators = np.column_stack([den for _, den in counts])
-        return list(stats.ratio_draws_many(self.weights, numerators, denominators))
+        return resampling.ratio_draws(self.weights, *self.rate_counts(rows, column))
 
     # Provenance: what the report says about its inputs.
 

@@ -1,4 +1,5 @@
-"""Agreement and uncertainty statistics used by the reports, with their degenerate cases defined.
+"""Agreement and test statistics used by the reports, with their degenerate cases defined (the intervals and the
+bootstrap are ``report/resampling.py``'s).
 
 Conventions (documented in docs/reports.md):
 
@@ -19,6 +20,9 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from skillbench.report.defaults import DEFAULT_LEVEL
+from skillbench.report.resampling import mean_share_interval, percentile_ci, share_interval
 
 
 def mean_or_none(values: Sequence[float]) -> float | None:
@@ -150,52 +154,6 @@ def mcnemar_exact(b: int, c: int) -> float:
     return float(scipy_stats.binomtest(b, b + c, 0.5, alternative="two-sided").pvalue)
 
 
-def bootstrap_weights(n_items: int, n_boot: int, seed: int) -> np.ndarray:
-    """Multiplicity of each item in each bootstrap draw (n_boot × n_items), seeded.
-
-    Every statistic of one report uses the same draws, so differences between models are paired.
-    """
-    if n_items == 0 or n_boot == 0:
-        return np.zeros((n_boot, n_items))
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_items, size=(n_boot, n_items))
-    offsets = (np.arange(n_boot) * n_items)[:, None]
-    flat = np.bincount((draws + offsets).ravel(), minlength=n_boot * n_items)
-    return flat.reshape(n_boot, n_items).astype(float)
-
-
-def percentile_ci(samples: np.ndarray, level: float = 0.95) -> tuple[float | None, float | None]:
-    """Percentile interval of bootstrap samples, ignoring NaN draws; (None, None) if all are NaN."""
-    samples = np.asarray(samples, dtype=float)
-    samples = samples[~np.isnan(samples)]
-    if samples.size == 0:
-        return None, None
-    tail = (1.0 - level) / 2.0 * 100.0
-    low, high = np.percentile(samples, [tail, 100.0 - tail])
-    return float(low), float(high)
-
-
-def ratio_draws(weights: np.ndarray, numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """Per-draw ratio sum(w*num)/sum(w*den) over items; NaN where a draw has no denominator."""
-    num = weights @ numerator
-    den = weights @ denominator
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-
-
-def ratio_draws_many(weights: np.ndarray, numerators: np.ndarray, denominators: np.ndarray) -> np.ndarray:
-    """``ratio_draws`` for many statistics at once: one row of draws per column of ``numerators``.
-
-    One matrix product instead of one pass over the weight matrix per statistic (a 17 × 5 report asks
-    for ~100). Equal to ``ratio_draws`` column by column whenever the sums are exact in float64, as
-    they are for the report's counts (integers far below 2**53), whatever order BLAS adds them in.
-    """
-    num = (weights @ numerators).T
-    den = (weights @ denominators).T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-
-
 def holm(p_values: list[float]) -> list[float]:
     """Holm's step-down adjusted p-values (monotone, capped at 1), in the input order."""
     order = sorted(range(len(p_values)), key=lambda i: p_values[i])
@@ -215,7 +173,7 @@ AGREEMENT_FIGURES: tuple[str, ...] = ("accuracy", "kappa", "sensitivity", "speci
 
 @dataclass(frozen=True)
 class LabelAgreement:
-    """One verdict against reference labels: counts, the five figures and a percentile bootstrap CI for each."""
+    """One verdict against reference labels: counts, the five figures and a CI for each (report/resampling.py)."""
 
     n: int
     both_pass: int
@@ -242,10 +200,13 @@ def _figures(tp: np.ndarray, fn: np.ndarray, fp: np.ndarray, tn: np.ndarray) -> 
 
 
 def label_agreement(reference: Sequence[bool], verdict: Sequence[bool], units: Sequence[int], weights: np.ndarray,
-                    level: float = 0.95) -> LabelAgreement:
-    """``verdict`` against ``reference`` over the same items; ``units[i]`` is item i's column of ``weights``
-    (the bootstrap's resampled unit: a scenario, so its trials move together). κ is :func:`cohen_kappa`'s (None
-    when undefined); a figure with no item of its class (no reference failure: no sensitivity) is None."""
+                    level: float = DEFAULT_LEVEL) -> LabelAgreement:
+    """``verdict`` against ``reference`` over the same items; ``units[i]`` is item i's cluster, its column of
+    ``weights`` (a scenario or an imported task, so its trials move together). κ is :func:`cohen_kappa`'s (None when
+    undefined); a figure with no item of its class (no reference failure: no sensitivity) is None.
+
+    CIs (report/resampling.py): accuracy, sensitivity and specificity are shares, balanced accuracy the mean of two,
+    so each gets the exact interval at its effective size over the clusters; κ gets the percentile bootstrap."""
     if not (len(reference) == len(verdict) == len(units)):
         raise ValueError("reference, verdict and units must cover the same items")
     cells = np.zeros((weights.shape[1] if weights.ndim == 2 else 0, 4))
@@ -254,12 +215,21 @@ def label_agreement(reference: Sequence[bool], verdict: Sequence[bool], units: S
     totals = cells.sum(axis=0)
     point = _figures(*(np.array([totals[i]]) for i in (3, 2, 1, 0)))
     figures = {name: None if np.isnan(values[0]) else float(values[0]) for name, values in point.items()}
-    if len(reference):
-        figures["kappa"] = cohen_kappa(list(reference), list(verdict))  # the one definition, degenerate cases included
-    if weights.size and len(reference):
+    cis = dict.fromkeys(AGREEMENT_FIGURES, (None, None))
+    if not len(reference):
+        return LabelAgreement(0, 0, 0, 0, 0, figures, cis)
+    figures["kappa"] = cohen_kappa(list(reference), list(verdict))  # the one definition, degenerate cases included
+    both_pass, both_fail = cells[:, 0], cells[:, 3]
+    reference_pass, reference_fail = cells[:, 0] + cells[:, 1], cells[:, 2] + cells[:, 3]
+    cis["accuracy"] = share_interval(both_pass + both_fail, cells.sum(axis=1), level)
+    if figures["sensitivity"] is not None:
+        cis["sensitivity"] = share_interval(both_fail, reference_fail, level)
+    if figures["specificity"] is not None:
+        cis["specificity"] = share_interval(both_pass, reference_pass, level)
+    if figures["balanced_accuracy"] is not None:
+        cis["balanced_accuracy"] = mean_share_interval(np.column_stack([both_fail, both_pass]),
+                                                       np.column_stack([reference_fail, reference_pass]), level)
+    if figures["kappa"] is not None and weights.size:
         drawn = weights @ cells
-        draws = _figures(drawn[:, 3], drawn[:, 2], drawn[:, 1], drawn[:, 0])
-        cis = {name: percentile_ci(draws[name], level) if figures[name] is not None else (None, None) for name in draws}
-    else:
-        cis = dict.fromkeys(AGREEMENT_FIGURES, (None, None))
+        cis["kappa"] = percentile_ci(_figures(drawn[:, 3], drawn[:, 2], drawn[:, 1], drawn[:, 0])["kappa"], level)
     return LabelAgreement(len(reference), int(totals[0]), int(totals[1]), int(totals[2]), int(totals[3]), figures, cis)

@@ -51,8 +51,10 @@ class ViewerApp(App[None]):
         Binding("escape", "focus_rows", "Rows", show=False),
     ]
 
-    def __init__(self, conversations: list[Conversation], finder: TranscriptFinder, initial: ViewFilter | None = None) -> None:
+    def __init__(self, conversations: list[Conversation], finder: TranscriptFinder, initial: ViewFilter | None = None,
+                 skipped: str = "") -> None:
         super().__init__()
+        self.skipped = skipped  # what the loader left out, said in the status line (skillbench/view/data.py)
         self.conversations = conversations
         self.finder = finder
         self.filter = initial or ViewFilter()
@@ -88,6 +90,7 @@ class ViewerApp(App[None]):
         shown = self.filter.text() or "none"
         self.query_one("#status", Static).update(
             f"{len(self.shown)} of {len(self.conversations)} conversations · filter: {shown} · "
+            + (f"not shown: {self.skipped} (listed on stderr) · " if self.skipped else "") +
             "/ filter  d disagreements  v verdict  c clear  q quit")
         if self.shown:
             self.show(self.shown[0])

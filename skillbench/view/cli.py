@@ -18,7 +18,8 @@ def view_main(argv: list[str]) -> int:
     parser.add_argument("--filter", default="", help="initial filter, e.g. 'judge=sim_strict verdict=fail path=transfer "
                         "disagree' (in the viewer: / to edit it)")
     args = parser.parse_args(argv)
-    from skillbench.view.data import ViewFilter, load_conversations
+    from skillbench.report.cli import input_state
+    from skillbench.view.data import ViewFilter, conversations_of, read_jobs, skipped_note
 
     try:
         initial = ViewFilter.parse(args.filter)
@@ -28,6 +29,9 @@ def view_main(argv: list[str]) -> int:
         from skillbench.view.app import ViewerApp
     except ImportError:
         raise ConfigError(f"skillbench view needs textual, which is not installed. Fix: {VIEW_HINT}") from None
-    conversations, finder = load_conversations(args.paths)
-    ViewerApp(conversations, finder, initial).run()
-    return 0
+    jobs = read_jobs(args.paths)
+    conversations, finder = conversations_of(jobs)
+    # Said on stderr before the viewer takes the screen (still there when it quits), and in its status line.
+    code = input_state("skillbench view", jobs, left_out=True)
+    ViewerApp(conversations, finder, initial, skipped=skipped_note(jobs)).run()
+    return code

@@ -18,7 +18,7 @@ from skillbench.core.records import Rollout, RuleCheck
 from skillbench.core.rubric import DIMENSIONS
 from skillbench.engine.results import ResultRow
 from skillbench.report.frame import job_labels
-from skillbench.report.jobs import load_jobs
+from skillbench.report.jobs import Job, load_jobs
 from skillbench.report.transcripts import TranscriptFinder
 
 Verdict = Literal["pass", "fail", "error"]
@@ -75,17 +75,42 @@ def _reading(judge: str, row: ResultRow) -> JudgeReading:
         fail_reasons=list(row.fail_reasons), error=row.infra_error or row.judge_error)
 
 
-def load_conversations(paths: list[Path]) -> tuple[list[Conversation], TranscriptFinder]:
-    """The conversations of the finished jobs under ``paths`` (runs, sweeps, folders of sweeps), ordered by agent,
-    scenario and trial, and the finder of their transcripts. No finished job: one ConfigError naming the fix."""
+def read_jobs(paths: list[Path]) -> list[Job]:
+    """Every job under ``paths`` (runs, sweeps, folders of sweeps), finished or not. No finished job: one ConfigError
+    naming the fix."""
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise ConfigError(f"no such folder: {', '.join(missing)}. Fix: give a run or sweep folder (outputs/runs/<stamp>_..., "
                           "outputs/multirun/<stamp>)")
-    jobs = [job for job in load_jobs(list(paths)) if job.finished]
-    if not jobs:
+    jobs = load_jobs(list(paths))
+    if not any(job.finished for job in jobs):
         raise ConfigError(f"no finished job under {', '.join(map(str, paths))}. Fix: give a run or sweep folder that holds "
                           "summary.json files (a run still going or interrupted has none yet)")
+    return jobs
+
+
+def skipped_note(jobs: list[Job]) -> str:
+    """What the viewer leaves out, in a few words for its status line ('' when nothing): damaged lines, jobs whose
+    rows disagree with their summary, unfinished jobs (each named on stderr by ``skillbench view``)."""
+    damaged = sum(len(job.damaged) for job in jobs)
+    disagreeing = sum(bool(job.disagreements) for job in jobs)
+    unfinished = [job for job in jobs if not job.finished]
+    parts = ([f"{damaged} damaged line(s) skipped"] if damaged else []) + (
+        [f"{disagreeing} job(s) whose rows disagree with their summary"] if disagreeing else []) + (
+        [f"{len(unfinished)} unfinished job(s) left out ({sum(len(job.rows) for job in unfinished)} row(s))"]
+        if unfinished else [])
+    return "; ".join(parts)
+
+
+def load_conversations(paths: list[Path]) -> tuple[list[Conversation], TranscriptFinder]:
+    """The conversations of the finished jobs under ``paths`` (runs, sweeps, folders of sweeps), ordered by agent,
+    scenario and trial, and the finder of their transcripts. No finished job: one ConfigError naming the fix."""
+    return conversations_of(read_jobs(paths))
+
+
+def conversations_of(jobs: list[Job]) -> tuple[list[Conversation], TranscriptFinder]:
+    """The conversations of the finished ones of ``jobs`` and the finder of their transcripts."""
+    jobs = [job for job in jobs if job.finished]
     labels = job_labels(jobs)
     conversations: dict[str, Conversation] = {}
     for job in jobs:

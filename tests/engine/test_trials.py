@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from skillbench.engine.trials import (
     pass_at_k,
     pass_hat_k,
     task_counts,
+    trial_population,
     trial_seed,
 )
 from tests.conftest import compose_config
@@ -38,15 +40,39 @@ def test_estimators_equal_the_share_of_k_subsets(n: int) -> None:
             assert pass_at_k(n, c, k) == pytest.approx(some)
 
 
-def test_means_over_tasks_skip_tasks_with_fewer_trials_than_k() -> None:
+def test_every_k_averages_over_one_population_capped_at_the_fewest_scored_trials() -> None:
     counts = task_counts([("a", True), ("a", True), ("a", False), ("b", False), ("b", True), ("b", None), ("c", True)])
     assert counts == {"a": (3, 2), "b": (2, 1), "c": (1, 1)}
+    population = trial_population(counts, planned=3)
+    assert population.scenarios == 3 and population.max_k == 1 and population.short == {"b": 2, "c": 1}
     assert mean_pass_hat_k(counts, 1) == pytest.approx((2 / 3 + 1 / 2 + 1) / 3)
-    assert mean_pass_hat_k(counts, 2) == pytest.approx((1 / 3 + 0) / 2)  # c has one trial: not in k = 2
-    assert mean_pass_at_k(counts, 2) == pytest.approx((1 + 1) / 2)
-    assert mean_pass_hat_k(counts, 4) is None
+    # c has one scored trial: k stops at 1 for every scenario, rather than k = 2 averaging over a and b only
+    assert mean_pass_hat_k(counts, 2) is None and mean_pass_at_k(counts, 2) is None
+    assert population.consistent() == {}  # consistency needs two scored trials of every scenario
+    assert "k stops at 1" in population.cap_note() and "b (2), c (1)" in population.cap_note()
+    complete = {"a": (3, 2), "b": (3, 1)}
+    assert mean_pass_hat_k(complete, 2) == pytest.approx((1 / 3 + 0) / 2)
+    assert mean_pass_at_k(complete, 3) == pytest.approx(1.0)
+    assert trial_population(complete, planned=3).cap_note() == ""
     with pytest.raises(ValueError):
         pass_hat_k(2, 3, 1)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_on_one_population_pass_at_k_never_falls_and_pass_hat_k_never_rises(seed: int) -> None:
+    rng = random.Random(seed)
+    counts = {}
+    for scenario in range(rng.randint(1, 12)):
+        n = rng.randint(1, 5)
+        counts[f"s{scenario}"] = (n, rng.randint(0, n))
+    population = trial_population(counts, planned=5)
+    at = [population.mean(pass_at_k, k) for k in range(1, population.max_k + 1)]
+    hat = [population.mean(pass_hat_k, k) for k in range(1, population.max_k + 1)]
+    assert all(x <= y + 1e-12 for x, y in itertools.pairwise(at))
+    assert all(x >= y - 1e-12 for x, y in itertools.pairwise(hat))
+    assert all(population.mean(pass_hat_k, k) is None for k in range(population.max_k + 1, 6))
+    if len({n for n, _ in counts.values()}) == 1:  # as many scored trials each: pass^1 is the pooled pass rate
+        assert hat[0] == pytest.approx(population.passes / population.scored)
 
 
 def test_trial_zero_keeps_the_seed_and_other_trials_differ() -> None:

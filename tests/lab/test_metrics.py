@@ -25,7 +25,7 @@ def test_a_judge_that_fails_every_defect_and_passes_every_control_scores_100(cas
     # fails only what a hard rule check already fails: its verdicts look sensitive, its own reading is not
     riding = JudgeRun("riding", False, {i.key: Reading(passed=not i.label.rule_visible, judge_passed=True) for i in items})
     lax = JudgeRun("lax", False, {i.key: Reading(passed=True, judge_passed=True) for i in items})
-    summary = validity_tables(LabSet(items), [perfect, riding, lax, panel_run([perfect, lax])], n_boot=20)[0]
+    summary = validity_tables(LabSet(items), [perfect, riding, lax, panel_run([perfect, lax])])[0]
     col = {name: n for n, name in enumerate(summary.columns)}
     row = {r[0]: {name: r[n] for name, n in col.items()} for r in summary.data}
     assert row["perfect"]["specificity"] == row["perfect"]["sensitivity"] == row["perfect"]["balanced_accuracy"] == 1.0
@@ -59,7 +59,7 @@ def test_judge_errors_are_counted_and_never_a_detection_or_a_false_alarm(cases: 
     erring = JudgeRun("erring", False, {i.key: reading(i) for i in items})
     perfect = JudgeRun("perfect", False, {i.key: Reading(passed=i.label.kind != "defect", judge_passed=i.label.kind != "defect")
                                           for i in items})
-    tables = validity_tables(LabSet(items), [erring, perfect, panel_run([erring, perfect])], n_boot=20)
+    tables = validity_tables(LabSet(items), [erring, perfect, panel_run([erring, perfect])])
     summary, matrix = tables[0], tables[1]
     row = {r[0]: dict(zip(summary.columns, r, strict=True)) for r in summary.data}
     defects = sum(1 for i in items if i.label.kind == "defect")

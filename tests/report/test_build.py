@@ -128,15 +128,19 @@ def test_strictness_and_ranking(built) -> None:
     assert len(report.adjacent) == 2
 
 
-def test_bootstrap_is_seeded(grid: Path) -> None:
+def test_bootstrap_is_seeded_and_shares_get_exact_intervals(grid: Path) -> None:
     jobs = load_jobs([grid])
     first, _ = build_report(jobs, draws=300, seed=7)
     second, _ = build_report(jobs, draws=300, seed=7)
     other, _ = build_report(jobs, draws=300, seed=8)
-    assert [c.ci_low for c in first.cells] == [c.ci_low for c in second.cells]
-    assert [c.ci_low for c in first.cells] != [c.ci_low for c in other.cells]
+    # differences are bootstrapped (paired draws): seeded
+    assert [d.ci_low for d in first.adjacent] == [d.ci_low for d in second.adjacent]
+    assert [d.ci_low for d in first.adjacent] != [d.ci_low for d in other.adjacent]
+    # a pass rate is a share: its exact interval needs no draws, so no seed moves it
+    assert [c.ci_low for c in first.cells] == [c.ci_low for c in other.cells]
     for cell in nonempty(first.cells, "cells"):
         assert cell.ci_low <= cell.pass_rate <= cell.ci_high
+        assert cell.ci_low < cell.ci_high  # never a point, 0 % and 100 % included
 
 
 def test_missing_and_unfinished_cells_are_shown_not_dropped(tmp_path: Path) -> None:

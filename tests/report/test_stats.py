@@ -156,24 +156,6 @@ def test_mcnemar_exact() -> None:
     assert stats.mcnemar_exact(3, 3) == pytest.approx(1.0)
 
 
-def test_bootstrap_weights_are_seeded_multinomial_draws() -> None:
-    w1 = stats.bootstrap_weights(10, 200, seed=3)
-    w2 = stats.bootstrap_weights(10, 200, seed=3)
-    assert np.array_equal(w1, w2)
-    assert w1.shape == (200, 10)
-    assert np.all(w1.sum(axis=1) == 10)
-    assert not np.array_equal(w1, stats.bootstrap_weights(10, 200, seed=4))
-
-
-def test_ratio_draws_and_percentile_ci() -> None:
-    weights = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 3.0], [0.0, 0.0, 0.0]])
-    draws = stats.ratio_draws(weights, np.array([1.0, 0.0, 1.0]), np.array([1.0, 1.0, 1.0]))
-    assert draws[0] == pytest.approx(0.5) and draws[1] == pytest.approx(1.0) and math.isnan(draws[2])
-    assert stats.percentile_ci(np.array([np.nan, np.nan])) == (None, None)
-    low, high = stats.percentile_ci(np.arange(101, dtype=float))
-    assert low == pytest.approx(2.5) and high == pytest.approx(97.5)
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_kendall_tau_is_bit_identical_to_scipy(seed: int) -> None:
     rng = random.Random(seed)
@@ -186,22 +168,12 @@ def test_kendall_tau_is_bit_identical_to_scipy(seed: int) -> None:
     assert (got is None and math.isnan(expected)) or got == float(expected)
 
 
-def test_ratio_draws_many_equals_ratio_draws_per_column() -> None:
-    rng = np.random.default_rng(1)
-    weights = stats.bootstrap_weights(40, 300, seed=2)
-    numerators = rng.integers(0, 2, size=(40, 7)).astype(float)
-    denominators = np.maximum(numerators, rng.integers(0, 2, size=(40, 7)))
-    denominators[:, 3] = 0.0  # a statistic with no data: every draw NaN
-    many = stats.ratio_draws_many(weights, numerators, denominators)
-    for column in range(7):
-        single = stats.ratio_draws(weights, numerators[:, column], denominators[:, column])
-        assert np.array_equal(many[column], single, equal_nan=True)
-
-
 def test_label_agreement_matches_its_definitions() -> None:
-    """Failure is the positive class: sensitivity = failures caught, specificity = passes kept; κ is cohen_kappa's;
-    every bootstrap draw that repeats the data exactly gives the point figures."""
-    from skillbench.report.stats import bootstrap_weights, cohen_kappa, label_agreement
+    """Failure is the positive class: sensitivity = failures caught, specificity = passes kept; κ is cohen_kappa's,
+    and every bootstrap draw that repeats the data exactly gives its point figure; the shares get the exact interval
+    of their counts (one item per cluster: Clopper–Pearson)."""
+    from skillbench.report.resampling import bootstrap_weights
+    from skillbench.report.stats import cohen_kappa, label_agreement
 
     human = [True, True, True, False, False, False, False, True]
     verdict = [True, False, True, False, True, False, False, True]
@@ -210,6 +182,12 @@ def test_label_agreement_matches_its_definitions() -> None:
     assert (found.both_pass, found.reference_pass_verdict_fail, found.reference_fail_verdict_pass, found.both_fail) == (3, 1, 1, 3)
     assert found.figures["accuracy"] == 6 / 8 and found.figures["sensitivity"] == 3 / 4 and found.figures["specificity"] == 3 / 4
     assert found.figures["balanced_accuracy"] == 3 / 4 and found.figures["kappa"] == pytest.approx(cohen_kappa(human, verdict))
-    assert all(found.cis[name] == pytest.approx((found.figures[name],) * 2) for name in found.figures)
+    assert found.cis["kappa"] == pytest.approx((found.figures["kappa"],) * 2)
+    exact = scipy_stats.binomtest(6, 8).proportion_ci(method="exact")
+    assert found.cis["accuracy"] == pytest.approx((exact.low, exact.high))
+    caught = scipy_stats.binomtest(3, 4).proportion_ci(method="exact")
+    assert found.cis["sensitivity"] == pytest.approx((caught.low, caught.high))
+    low, high = found.cis["balanced_accuracy"]
+    assert low < 3 / 4 < high
     none_failed = label_agreement([True, True], [True, False], [0, 1], bootstrap_weights(2, 50, 0))
     assert none_failed.figures["sensitivity"] is None and none_failed.cis["sensitivity"] == (None, None)

@@ -47,17 +47,18 @@ def test_pass_k_table_matches_the_estimators_and_is_written_everywhere(trial_swe
     table = TABLES.get("pass_k").build(context)
     assert table is not None
     frame = context.frame
-    by_key = {(r[0], r[2]): r for r in table.data}  # (agent, k) → data row
+    by_key = {(r[0], r[2]): dict(zip(table.data_headers, r, strict=True)) for r in table.data}  # (agent, k) → row
     for agent in AGENTS:
         rows = frame[frame["agent"] == agent]
         counts = task_counts(zip(rows["scenario_id"], [None if v is None or v != v else bool(v) for v in rows["passed"]], strict=True))
         for k in (1, 2, 3):
             row = by_key[(agent, k)]
-            assert row[3] == pytest.approx(mean_pass_hat_k(counts, k))
-            assert row[6] == pytest.approx(mean_pass_at_k(counts, k))
-            low, high = row[4], row[5]
-            assert low is not None and high is not None and low <= row[3] + 1e-9 and row[3] - 1e-9 <= high
-    careful, reckless = by_key[("sim_careful", 3)][3], by_key[("sim_reckless", 3)][3]
+            assert row["scenarios"] == 4 and row["trials"] == 3 and row["max_k"] == 3
+            assert row["pass_hat_k"] == pytest.approx(mean_pass_hat_k(counts, k))
+            assert row["pass_at_k"] == pytest.approx(mean_pass_at_k(counts, k))
+            low, high = row["pass_hat_k_ci_low"], row["pass_hat_k_ci_high"]
+            assert low is not None and high is not None and low <= row["pass_hat_k"] + 1e-9 <= high + 2e-9
+    careful, reckless = by_key[("sim_careful", 3)]["pass_hat_k"], by_key[("sim_reckless", 3)]["pass_hat_k"]
     assert careful > reckless
     markdown = Path(written["markdown"]).read_text()
     assert "pass^3" in markdown and "pass@3" in markdown
@@ -131,3 +132,25 @@ def test_report_json_keeps_pass_k_so_a_read_back_report_shows_it(trial_sweep: Pa
     shutil.rmtree(copy)
     md = markdown(again)
     assert "## Table 1b" in md and "pass^3" in md
+
+
+def test_breakdowns_compare_rows_with_rows_and_test_scenarios_once(trial_sweep: Path) -> None:
+    """A group's Pass % and its Rest % count the same unit (every scored trial, as Table 1); the flag's test counts
+    each scenario once (the decision audit's "42.9 vs 23.3" mixed the two)."""
+    from skillbench.report import build_report, load_jobs
+
+    report, frame = build_report(load_jobs([trial_sweep]), draws=50)
+    scored = frame[frame["passed"].notna()]
+    checked = 0
+    for rate in report.breakdowns:
+        if rate.breakdown != "path":
+            continue
+        cell = scored[(scored["agent_label"] == rate.agent) & (scored["judge_label"] == rate.judge)]
+        group, rest = cell[cell["path"] == rate.group], cell[cell["path"] != rate.group]
+        assert rate.n == len(group) and rate.pass_rate == pytest.approx(group["passed"].astype(bool).mean())
+        assert rate.rest_n == len(rest)
+        if len(rest):
+            assert rate.rest_pass_rate == pytest.approx(rest["passed"].astype(bool).mean())
+        assert rate.scenarios == group["scenario_id"].nunique() and rate.rest_scenarios == rest["scenario_id"].nunique()
+        checked += 1
+    assert checked

@@ -17,7 +17,8 @@ import pytest
 
 from skillbench.cli import main
 from skillbench.view import ViewFilter, load_conversations
-from skillbench.view.data import checks_text, judge_text, transcript_text
+from skillbench.view.data import checks_text, judge_text, read_jobs, skipped_note, transcript_text
+from tests.report.conftest import write_sweep
 
 FIXTURE = Path(__file__).resolve().parents[1] / "support" / "import_fixture" / "conversations.jsonl"
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,6 +73,25 @@ def test_a_missing_folder_is_one_clear_error(tmp_path: Path, capsys: pytest.Capt
     assert "no such folder" in capsys.readouterr().err
     assert main(["view", str(tmp_path)]) == 2
     assert "no job folders found" in capsys.readouterr().err  # the report's own reader says so, one line
+
+
+@pytest.fixture
+def damaged(tmp_path: Path) -> Path:
+    """A 3 × 1 synthetic sweep: a damaged line in sim_careful's results, sim_reckless's job unfinished (no summary)."""
+    sweep = write_sweep(tmp_path, agents=["sim_careful", "sim_sloppy", "sim_reckless"], judges=["sim_balanced"],
+                        scenarios=4)
+    results = sweep / "0_sim_careful_sim_balanced" / "results.jsonl"
+    lines = results.read_text().splitlines()
+    results.write_text("\n".join([lines[0], '{"scenario_id": 7}', *lines[1:]]) + "\n")
+    (sweep / "2_sim_reckless_sim_balanced" / "summary.json").unlink()
+    return sweep
+
+
+def test_the_viewer_says_what_it_left_out(damaged: Path) -> None:
+    jobs = read_jobs([damaged])
+    conversations, _ = load_conversations([damaged])
+    assert len(conversations) == 8  # sim_careful's 4 good rows and sim_sloppy's 4; not the unfinished job's
+    assert skipped_note(jobs) == "1 damaged line(s) skipped; 1 unfinished job(s) left out (4 row(s))"
 
 
 class Pane:
@@ -155,3 +175,15 @@ def test_the_viewer_in_a_real_terminal(judged: tuple[Path, Path], pane_of) -> No
     assert any(line.count("PASS") + line.count("FAIL") >= 3 for line in shown.splitlines())
     pane.keys("Escape", "q")
     pane.wait_for("EXIT=0")
+
+
+def test_the_viewer_names_what_it_skipped_and_exits_4(damaged: Path, pane_of) -> None:  # type: ignore[no-untyped-def]
+    pane = pane_of(str(damaged))
+    pane.wait_for("8 of 8 conversations · filter: none · not shown: 1 damaged line(s) skipped; 1 unfinished job(s) "
+                  "left out (4 row(s)) (listed on stderr)")
+    pane.keys("q")
+    shown = pane.wait_for("EXIT=4")
+    flat = shown.replace("\n", "")  # the pane wraps long lines at 200 columns
+    assert f"skillbench view: left out: {damaged / '2_sim_reckless_sim_balanced'} did not finish (4 whole row(s) kept)" in flat
+    assert f"skillbench view: damaged input: {damaged / '0_sim_careful_sim_balanced' / 'results.jsonl'}:2: not a result " \
+           "row, skipped" in flat

@@ -7,17 +7,19 @@ from typing import NamedTuple, TypedDict
 
 import numpy as np
 
-from skillbench.report import stats
+from skillbench.report import resampling
 from skillbench.report.jobs import Job
 from skillbench.report.model import Cell, CellStatus
 from skillbench.report.rows import ReportRows
 
 
 class CellFigures(NamedTuple):
-    """Every cell, agents alphabetical then judges, and the bootstrap draws of each scored cell's pass rate."""
+    """Every cell, agents alphabetical then judges; per scored cell, the bootstrap draws of its pass rate and its
+    passes and scored rows per scenario (the clusters of its interval, and of the mean over judges')."""
 
     cells: list[Cell]
     draws: dict[tuple[str, str], np.ndarray]
+    counts: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]
 
 
 class _CellTallies(TypedDict):
@@ -64,8 +66,8 @@ def cell_figures(rows: ReportRows) -> CellFigures:
             [errors["agent_label"], errors["judge_label"], reasons]
         ).size().items():
             cells[cell_of[(agent, judge)]].judge_error_reasons[str(reason)] = int(count)
-    # Every cell's bootstrap in one matrix product (one per cell was most of the report's CPU): per
-    # scenario and scored cell, how many verdicts are known and how many of them pass.
+    # Every cell's interval and bootstrap at once (one pass per cell was most of the report's CPU): per scenario and
+    # scored cell, how many verdicts are known and how many of them pass.
     scored = [i for i, cell in enumerate(cells) if cell.pass_rate is not None]
     column = np.full(len(keys), -1)
     column[scored] = np.arange(len(scored))
@@ -74,11 +76,15 @@ def cell_figures(rows: ReportRows) -> CellFigures:
     numerators, denominators = np.zeros((2, len(rows.scenario_ids), len(scored)))
     np.add.at(denominators, at, 1.0)
     np.add.at(numerators, at, passed[take].astype(float))
+    lows, highs = resampling.share_intervals(numerators, denominators, rows.level)
     draws: dict[tuple[str, str], np.ndarray] = {}
-    for i, cell_draws in zip(scored, stats.ratio_draws_many(rows.weights, numerators, denominators), strict=True):
-        cells[i].ci_low, cells[i].ci_high = stats.percentile_ci(cell_draws, rows.level)
-        draws[keys[i]] = cell_draws
-    return CellFigures(cells, draws)
+    counts: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+    cell_draws = resampling.ratio_draws_many(rows.weights, numerators, denominators)
+    for column, i in enumerate(scored):
+        cells[i].ci_low, cells[i].ci_high = float(lows[column]), float(highs[column])
+        draws[keys[i]] = cell_draws[column]
+        counts[keys[i]] = (numerators[:, column], denominators[:, column])
+    return CellFigures(cells, draws, counts)
 
 
 def _cell(rows: ReportRows, agent: str, judge: str, tallies: _CellTallies, i: int) -> Cell:

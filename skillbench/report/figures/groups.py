@@ -1,6 +1,8 @@
 """Pass rates by what decides a deployment: the scenario path, the industry and the skill, per agent × judge, each
-with its bootstrap CI, and the flag where an agent is significantly worse on one group than on the rest of its
-scenarios (shown by ``skillbench/report/breakdowns.py``).
+with its confidence interval, and the flag where an agent is significantly worse on one group than on the rest of its
+scenarios (shown by ``skillbench/report/breakdowns.py``). A group's rate and the rest's count the same unit, every
+scored row (with trials, every scored trial), as Table 1 does; the interval is the exact one over scenarios
+(``report/resampling.py``).
 
 The flag's test: per agent × judge and group, a one-sided Fisher exact test of the group's passes against the
 passes on every other scenario of the same agent × judge (is the group worse than the rest?); the p-values of one
@@ -11,14 +13,13 @@ majority of its trials (a tie is a fail), since trials of one scenario are not i
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
 from skillbench.report.model import GroupRate
+from skillbench.report.resampling import share_intervals
 from skillbench.report.rows import ReportRows
-from skillbench.report.stats import holm, ratio_draws_many
+from skillbench.report.stats import holm
 
 ALPHA = 0.05
 # breakdown key → (frame column, header)
@@ -67,11 +68,7 @@ def group_rates(rows: ReportRows, key: str) -> list[GroupRate]:
     num, den = np.zeros((n_scenarios, len(parts))), np.zeros((n_scenarios, len(parts)))
     np.add.at(den, (position, part), 1.0)
     np.add.at(num, (position, part), passed.astype(float))
-    draws = ratio_draws_many(rows.weights, num, den)  # one row of draws per group
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a group whose every draw is empty has no CI
-        low, high = (np.nanpercentile(draws, [(1 - rows.level) / 2 * 100, (1 + rows.level) / 2 * 100], axis=1)
-                     if draws.size else (np.full(len(parts), np.nan), np.full(len(parts), np.nan)))
+    low, high = share_intervals(num, den, rows.level)  # one interval per group, its scenarios the clusters
     n = np.bincount(part, minlength=len(parts))
     hits = np.bincount(part, weights=passed.astype(float), minlength=len(parts))
     # The test's units: one per scenario (with trials, the majority of its trials; a tie fails).
@@ -84,6 +81,9 @@ def group_rates(rows: ReportRows, key: str) -> list[GroupRate]:
     cell_n, cell_hits = np.bincount(part_cell, weights=t_n), np.bincount(part_cell, weights=t_hits)
     rest_n, rest_hits = cell_n[part_cell] - t_n, cell_hits[part_cell] - t_hits
     p = worse_p_many(t_hits, t_n, rest_hits, rest_n)
+    # What is shown is in the unit of the rates above (every scored row, as Table 1), for the rest too.
+    rows_n, rows_hits = np.bincount(part_cell, weights=n), np.bincount(part_cell, weights=hits)
+    rest_rows, rest_row_hits = rows_n[part_cell] - n, rows_hits[part_cell] - hits
     adjusted = np.ones(len(parts))
     for cell in np.unique(part_cell):
         mine = np.flatnonzero(part_cell == cell)
@@ -96,6 +96,7 @@ def group_rates(rows: ReportRows, key: str) -> list[GroupRate]:
             breakdown=key, agent=agent, judge=judge, group=str(groups[code % len(groups)]), n=int(n[i]),  # type: ignore[arg-type]
             pass_rate=float(hits[i] / n[i]), ci_low=None if np.isnan(low[i]) else float(low[i]),
             ci_high=None if np.isnan(high[i]) else float(high[i]),
-            rest_pass_rate=float(rest_hits[i] / rest_n[i]) if rest_n[i] else None, p_holm=float(adjusted[i]),
+            rest_pass_rate=float(rest_row_hits[i] / rest_rows[i]) if rest_rows[i] else None, rest_n=int(rest_rows[i]),
+            scenarios=int(t_n[i]), rest_scenarios=int(rest_n[i]), p_holm=float(adjusted[i]),
             significantly_worse=bool(adjusted[i] < ALPHA)))
     return out

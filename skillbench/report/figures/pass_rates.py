@@ -10,11 +10,12 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from skillbench.report import stats
+from skillbench.report import resampling
 from skillbench.report.model import AdjacentDifference, Cell, ModelRow
 from skillbench.report.rows import ReportRows
 
 CellDraws = Mapping[tuple[str, str], np.ndarray]
+CellCounts = Mapping[tuple[str, str], tuple[np.ndarray, np.ndarray]]  # passes and scored rows per scenario
 
 
 def _nanmean(values: np.ndarray, axis: int) -> np.ndarray:
@@ -40,8 +41,7 @@ def mean_draws(rows: ReportRows, cell_draws: CellDraws) -> dict[str, np.ndarray]
 
 
 def _model_row(
-    rows: ReportRows, agent: str, agent_rows: pd.DataFrame, cells: Mapping[tuple[str, str], Cell],
-    means: Mapping[str, np.ndarray],
+    rows: ReportRows, agent: str, agent_rows: pd.DataFrame, cells: Mapping[tuple[str, str], Cell], counts: CellCounts,
 ) -> tuple[ModelRow, pd.DataFrame]:
     """The agent's Table 1 row without its rule CI, and the rollouts that CI is drawn from."""
     rates = {judge: cells[(agent, judge)].pass_rate for judge in rows.judges}
@@ -58,27 +58,26 @@ def _model_row(
         mean_pass_rate=float(np.mean(present)) if present else None,
         judges_in_mean=len(present),
     )
-    if agent in means:
-        row.mean_ci_low, row.mean_ci_high = stats.percentile_ci(means[agent], rows.level)
+    parts = [counts[(agent, judge)] for judge in rows.member_judges if (agent, judge) in counts]
+    if parts:  # the mean over judges is a mean of shares over the same scenarios (report/resampling.py)
+        row.mean_ci_low, row.mean_ci_high = resampling.mean_share_interval(
+            np.column_stack([num for num, _ in parts]), np.column_stack([den for _, den in parts]), rows.level)
     return row, rollouts
 
 
-def model_rows(
-    rows: ReportRows, cells: Mapping[tuple[str, str], Cell], means: Mapping[str, np.ndarray]
-) -> dict[str, ModelRow]:
+def model_rows(rows: ReportRows, cells: Mapping[tuple[str, str], Cell], counts: CellCounts) -> dict[str, ModelRow]:
     """Table 1 rows by agent, in Table 1 order (mean over judges, best first), ranked; ``cells`` by (agent, judge),
-    ``means``: :func:`mean_draws`."""
+    ``counts``: each scored cell's passes and scored rows per scenario (``CellFigures.counts``)."""
     frame = rows.frame[["agent_label", "scenario_id", "trial", "rule_passed", "simulated"]]
     by_agent = dict(list(frame.groupby("agent_label"))) if not frame.empty else {}
     parts = {
-        agent: _model_row(rows, agent, by_agent.get(agent, frame.iloc[0:0]), cells, means)
+        agent: _model_row(rows, agent, by_agent.get(agent, frame.iloc[0:0]), cells, counts)
         for agent in rows.agents_seen
     }
     table = {agent: row for agent, (row, _) in parts.items()}
-    # Every agent's rule-verdict bootstrap in one matrix product, as for the cells.
-    ruled = [agent for agent, row in table.items() if row.rule_pass_rate is not None]
-    for agent, draws in zip(ruled, rows.rate_draws_many([(parts[a][1], "rule_passed") for a in ruled]), strict=True):
-        table[agent].rule_ci_low, table[agent].rule_ci_high = stats.percentile_ci(draws, rows.level)
+    for agent, row in table.items():
+        if row.rule_pass_rate is not None:
+            row.rule_ci_low, row.rule_ci_high = rows.rate_interval(parts[agent][1], "rule_passed")
     order = sorted(table, key=lambda a: (table[a].mean_pass_rate is None, -(table[a].mean_pass_rate or 0.0), a))
     for rank, agent in enumerate(order, start=1):
         table[agent].rank = rank
@@ -92,7 +91,7 @@ def adjacent_differences(
     ranked = [a for a, row in ranked_rows.items() if row.mean_pass_rate is not None]
     differences: list[AdjacentDifference] = []
     for higher, lower in itertools.pairwise(ranked):
-        low, high = stats.percentile_ci(means[higher] - means[lower], level)
+        low, high = resampling.percentile_ci(means[higher] - means[lower], level)
         differences.append(
             AdjacentDifference(
                 higher=higher,
