@@ -81,3 +81,24 @@ def test_no_step_of_a_report_copies_its_rows_text_into_arrow(grid: Path, tmp_pat
     rows = len(jobs_frame(load_jobs([grid])))
     # Short ones (the column names, a list of scenarios or judges) are not copies of the rows.
     assert not [length for length in arrow_strings if length >= rows // 3], arrow_strings
+
+
+def test_rows_of_a_file_share_equal_checks_and_usage_and_still_write_back_as_read(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    config = run_config("sim_careful", "sim_balanced", store, preset("paper"))
+    names = [f"happy_path_{i:03d}" for i in range(4)]
+    write_rollouts(store, "sim_careful", names)
+    made = []
+    for i, name in enumerate(names):
+        scores, checks = synthetic_scores("sim_careful", "sim_balanced", name)
+        row = make_row("sim_careful", "sim_balanced", name, rule=preset("paper"), scores=scores, checks=checks)
+        usage = row.usage["agent"].model_copy(update={"cost_usd": -0.0 if i == 3 else 0.0})  # equal, written apart
+        made.append(row.model_copy(update={"usage": {"agent": usage}}))
+    job_path = write_job(tmp_path / "job", config, made, finished_at="2026-01-02T00:00:00+00:00")
+    (job,) = load_jobs([job_path])
+    lines = (job_path / "results.jsonl").read_text().splitlines()
+    assert [row.model_dump_json() for row in job.rows] == lines  # rescore and diff write rows back byte for byte
+    termination = [row.rule_checks[1] for row in job.rows]  # the same passed soft check in every row
+    assert all(check is termination[0] for check in termination)
+    usage = [row.usage["agent"] for row in job.rows]
+    assert usage[0] is usage[1] is usage[2] and usage[3] is not usage[0]
