@@ -272,15 +272,29 @@ class _Shared:
         self.field_sets: dict[frozenset[str], set[str]] = {}
         self.records: dict[tuple[Any, ...], BaseModel] = {}
 
+    def field_set(self, model: BaseModel) -> set[str]:
+        """The loaded set equal to ``model``'s set of given field names, now also ``model``'s."""
+        names = model.__pydantic_fields_set__
+        names = self.field_sets.setdefault(frozenset(names), names)
+        object.__setattr__(model, "__pydantic_fields_set__", names)
+        return names
+
     def record(self, model: _Part) -> _Part:
         """The first loaded record equal to ``model`` (same type, values and given fields), or ``model``."""
-        # A float's sign too: -0.0 == 0.0, but they are written differently.
-        values = (math.copysign(1.0, v) if isinstance(v, float) else v for v in model.__dict__.values())
-        key = (type(model), frozenset(model.__pydantic_fields_set__), *model.__dict__.values(), *values)
+        fields = model.__dict__
+        for name in _FLOAT_FIELDS[type(model)]:
+            if fields[name] == 0.0 and math.copysign(1.0, fields[name]) < 0:
+                return model  # -0.0 == 0.0, but it is written differently: kept apart
+        values = tuple(fields.values())
+        key = (type(model), id(self.field_set(model)), values)  # the field sets are shared first: one per content
         return self.records.setdefault(key, model)  # type: ignore[return-value]  (same type: part of the key)
 
 
 _Part = TypeVar("_Part", RuleCheck, Usage)
+_FLOAT_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
+    record: tuple(name for name, info in record.model_fields.items() if info.annotation is float)
+    for record in (RuleCheck, Usage)
+}
 
 
 def _compact(row: ResultRow, shared: _Shared) -> ResultRow:
@@ -296,12 +310,9 @@ def _compact(row: ResultRow, shared: _Shared) -> ResultRow:
     row.rule_checks[:] = [shared.record(check) for check in row.rule_checks]
     for role, usage in row.usage.items():
         row.usage[role] = shared.record(usage)
-    models: list[BaseModel] = [row, *row.rule_checks, *row.usage.values()]
+    shared.field_set(row)
     if row.scores is not None:
-        models.append(row.scores)
-    for model in models:
-        names = model.__pydantic_fields_set__
-        object.__setattr__(model, "__pydantic_fields_set__", shared.field_sets.setdefault(frozenset(names), names))
+        shared.field_set(row.scores)
     return row
 
 
