@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from html import escape, unescape
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import pandas as pd
 
@@ -514,19 +514,18 @@ def _cell_section(
     return "".join(parts)
 
 
-def render_html(
-    report: Report,
-    frame: pd.DataFrame,
-    jobs: list[Job],
-    plots: dict[str, bytes],
-    *,
-    transcripts: bool = True,
-    tables: list[Table] | None = None,
-    inline_cell_rows: int = INLINE_CELL_ROWS,
-) -> str:
+class PageOptions(TypedDict, total=False):
+    """``html_parts``' keyword settings (defaults there)."""
+
+    transcripts: bool
+    tables: list[Table] | None
+    inline_cell_rows: int
+
+
+def render_html(report: Report, frame: pd.DataFrame, jobs: list[Job], plots: dict[str, bytes],
+                **options: Unpack[PageOptions]) -> str:
     """The page as one string (``html_parts`` joined); ``skillbench report`` writes the parts as they come."""
-    return "".join(html_parts(report, frame, jobs, plots, transcripts=transcripts, tables=tables,
-                              inline_cell_rows=inline_cell_rows))
+    return "".join(html_parts(report, frame, jobs, plots, **options))
 
 
 def html_parts(
