@@ -11,6 +11,8 @@ order). Not a test: nothing here asserts. benchmarks/perf.py measures the whole 
 from __future__ import annotations
 
 import argparse
+import itertools
+import re
 import resource
 import subprocess
 import sys
@@ -101,15 +103,27 @@ def main() -> None:
 
         plots = render_plots(report)
         phase("plots (matplotlib import included)")
-        from skillbench.report.html import render_html
+        from skillbench.report.html import html_parts
 
-        page = render_html(report, frame, jobs, plots, tables=tables)
-        phase(f"report.html ({len(page.encode()) / 1e6:.1f} MB)")
+        page = out / "report.html"
+        with page.open("wb") as handle:  # as write_report writes it: part by part
+            handle.writelines(part.encode("utf-8") for part in html_parts(report, frame, jobs, plots, tables=tables))
+        phase(f"report.html ({page.stat().st_size / 1e6:.1f} MB)")
+        sections = page_sections(page.read_text(encoding="utf-8"))
 
     header = ("phase", "CPU s", "RSS after MB", "peak so far MB")
     width = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
     for row in [header, tuple("-" * w for w in width), *rows]:
         print(" | ".join(cell.ljust(w) for cell, w in zip(row, width, strict=True)))
+    print("\nreport.html by section (what the browser parses): " + ", ".join(
+        f"{name} {size / 1e6:.2f} MB" for name, size in sections.items()))
+
+
+def page_sections(page: str) -> dict[str, int]:
+    """Characters of the page per <section id=...> (the head and navigation as "head"), in page order."""
+    starts = [(match.start(), match.group(1)) for match in re.finditer(r'<section id="([^"]+)"', page)]
+    bounds = [(0, "head"), *starts, (len(page), "")]
+    return {name: end - start for (start, name), (end, _) in itertools.pairwise(bounds)}
 
 
 if __name__ == "__main__":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import warnings
 from operator import attrgetter, itemgetter
@@ -113,50 +112,76 @@ def _job_rule(job: Job) -> PassRuleConfig | None:
         return None
 
 
-_scenario_values = attrgetter(*_SCENARIO_FIELDS)
-_outcome_values = attrgetter(*_OUTCOME_FIELDS)
-_score_values = attrgetter(*_SCORE_FIELDS)
-_key_values = attrgetter(*_KEY_FIELDS)
-_time_values = attrgetter(*_TIME_FIELDS)
-_NO_SCORES = (None,) * len(_SCORE_FIELDS)
-# The frame's order: agent label, judge label, scenario, trial.
-_cell_scenario = itemgetter(*(COLUMNS.index(c) for c in ("agent_label", "judge_label", "scenario_id", "trial")))
+# Columns of text (names, ids, free text; None where a row has none) are held as Python objects: the rows' own
+# strings, shared. pandas 3 would otherwise copy every string into an Arrow array (pyarrow is installed with the
+# parquet extra) and build a new Python string at every ``tolist``/``map`` the figures and the page make: at paper
+# scale ~70 MB more at the peak and ~1 s more CPU.
+TEXT_COLUMNS: frozenset[str] = frozenset({
+    "agent_label", "judge_label", "agent", "judge", "scenario_id", "skill_id", "industry", "path", "persona",
+    "expected_outcome", "user_sim", "mock", "pass_rule", "benchmark", "status", "judge_error", "infra_error",
+    "termination", "termination_detail", "judge_error_reason", "task_completion", "explanation", "rollout_key",
+    "verdict_key", "job",
+})  # fmt: skip
+# The other columns' types: pandas infers int64 or float64 (an int 0 cost where no row has usage), these are set.
+_DTYPES: dict[str, str] = {
+    "passed": "boolean", "rule_passed": "boolean", "hallucinated_action": "boolean", "simulated": "boolean",
+    "job_finished": "boolean", **dict.fromkeys(DIMENSION_NAMES, "Int64"),
+}  # fmt: skip
+# Per row and column of these groups, the attribute read (scores: of row.scores, None without scores).
+_ROW_ATTRIBUTES = (*_SCENARIO_FIELDS, *_OUTCOME_FIELDS, *_KEY_FIELDS, *_TIME_FIELDS)
 
 
-def _row_record(
-    row: ResultRow, rule: PassRuleConfig | None, labels: tuple[str, str], job: tuple[str, bool]
-) -> tuple[Any, ...]:
-    """The row's values in ``COLUMNS`` order (a tuple: 42,500 dicts would cost ~100 MB at paper scale);
-    ``labels`` and ``job`` are the job's (agent label, judge label) and (path, finished)."""
+def _status(row: ResultRow) -> str:
     if row.infra_error is not None:
-        status = "infra_error"
-    elif row.passed is None:
-        status = "judge_error"
-    else:
-        status = "passed" if row.passed else "failed"
-    cost: float = 0  # as sum() gives it: an int 0 when the row has no usage
+        return "infra_error"
+    if row.passed is None:
+        return "judge_error"
+    return "passed" if row.passed else "failed"
+
+
+def _usage_totals(row: ResultRow) -> tuple[float, int, int]:
+    """Cost (an int 0, as sum() gives it, when the row has no usage), prompt and completion tokens."""
+    cost: float = 0
     prompt_tokens = completion_tokens = 0
     for usage in row.usage.values():
         cost += usage.cost_usd
         prompt_tokens += usage.prompt_tokens
         completion_tokens += usage.completion_tokens
+    return cost, prompt_tokens, completion_tokens
+
+
+def _job_columns(job: Job, labels: tuple[str, str], columns: dict[str, list[Any]]) -> None:
+    """Append the job's rows to ``columns`` (column → values), one column at a time: no per-row record is built,
+    so nothing but the columns' own lists is allocated between the rows' objects."""
+    rows = job.rows
+    rule = _job_rule(job)
+    n = len(rows)
+    for name in ("agent_label", "judge_label"):
+        columns[name].extend([labels[name == "judge_label"]] * n)
+    for name in _ROW_ATTRIBUTES:
+        columns[name].extend(map(attrgetter(name), rows))
+    columns["status"].extend(map(_status, rows))
+    scores = [row.scores for row in rows]
+    for name in _SCORE_FIELDS:
+        get = attrgetter(name)
+        columns[name].extend([None if s is None else get(s) for s in scores])
+    columns["fail_reasons"].extend([list(row.fail_reasons) for row in rows])
     # Hardness under the job's own pass rule (hard_checks), else each check's stored default.
-    hard_failures = [c.name for c in row.rule_checks if not c.passed and (rule.is_hard(c) if rule else c.hard)]
-    return (
-        *labels,
-        *_scenario_values(row),
-        status,
-        *_outcome_values(row),
-        *(_score_values(row.scores) if row.scores is not None else _NO_SCORES),
-        list(row.fail_reasons),
-        hard_failures,
-        *_key_values(row),
-        cost,
-        prompt_tokens,
-        completion_tokens,
-        *_time_values(row),
-        *job,
+    columns["hard_failures"].extend(
+        [[c.name for c in row.rule_checks if not c.passed and (rule.is_hard(c) if rule else c.hard)] for row in rows]
     )
+    totals = list(map(_usage_totals, rows))
+    for i, name in enumerate(("cost_usd", "prompt_tokens", "completion_tokens")):
+        columns[name].extend([t[i] for t in totals])
+    columns["job"].extend([str(job.path)] * n)
+    columns["job_finished"].extend([job.finished] * n)
+
+
+def _column(name: str, values: list[Any]) -> pd.Series:
+    if name in TEXT_COLUMNS:
+        return pd.Series(values, dtype=object, name=name)
+    series = pd.Series(values, dtype=object if not values else None, name=name)
+    return series.astype(_DTYPES[name]) if name in _DTYPES else series
 
 
 def jobs_frame(
@@ -170,31 +195,26 @@ def jobs_frame(
     ``job_labels(jobs)``, when the caller has it already.
 
     With ``dedupe``, a scenario (and trial) present in several jobs of the same cell (a sweep re-run next to
-    the interrupted one) keeps the row of the most recently finished job.
+    the interrupted one) keeps the row of the most recently finished job. Ordered by agent label, judge label,
+    scenario and trial. Text columns hold Python strings (object dtype, ``TEXT_COLUMNS``), None where a row has none.
     """
     labels = labels if labels is not None else job_labels(jobs)
     ordered = sorted(jobs, key=lambda j: (j.finished, j.finished_at), reverse=True)
-    records: list[tuple[Any, ...]] = []
-    with paused_gc():  # one tuple and two lists per row, all alive until the frame holds them
+    columns: dict[str, list[Any]] = {name: [] for name in COLUMNS}
+    with paused_gc():  # two lists per row, alive until the frame holds them
         for job in ordered:
-            if not job.finished and not unfinished:
-                continue
-            rule, job_values = _job_rule(job), (str(job.path), job.finished)
-            records.extend(_row_record(row, rule, labels[job.path], job_values) for row in job.rows)
-        records.sort(key=_cell_scenario)  # stable: a cell's rows of one scenario stay newest job first
+            if job.finished or unfinished:
+                _job_columns(job, labels[job.path], columns)
+        # The frame's order: agent label, judge label, scenario, trial; stable, so a cell's rows of one scenario
+        # stay newest job first, and the first of them is the one kept.
+        keys = list(zip(*(columns[c] for c in ("agent_label", "judge_label", "scenario_id", "trial")), strict=True))
+        order = sorted(range(len(keys)), key=keys.__getitem__)
         if dedupe:
-            records = [next(same) for _, same in itertools.groupby(records, key=_cell_scenario)]
-        frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
-    return frame.astype(
-        {
-            "passed": "boolean",
-            "rule_passed": "boolean",
-            "hallucinated_action": "boolean",
-            "simulated": "boolean",
-            "job_finished": "boolean",
-            **dict.fromkeys(DIMENSION_NAMES, "Int64"),
-        }
-    )
+            order = [i for n, i in enumerate(order) if n == 0 or keys[i] != keys[order[n - 1]]]
+        del keys
+        take = itemgetter(*order) if len(order) > 1 else (lambda values: [values[i] for i in order])
+        series = [_column(name, list(take(columns.pop(name)))) for name in COLUMNS]
+    return pd.DataFrame({column.name: column for column in series}, copy=False)
 
 
 def load_results(paths: list[Path | str] | Path | str, *, unfinished: bool = False) -> pd.DataFrame:

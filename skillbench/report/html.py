@@ -18,11 +18,11 @@ import hashlib
 import itertools
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from html import escape, unescape
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import pandas as pd
 
@@ -49,6 +49,7 @@ th{background:#f3f3f3} td.num{text-align:right;font-variant-numeric:tabular-nums
 .status-missing,.status-unfinished,.status-unreadable,.status-no_verdicts{background:#eee;color:#a00;font-style:italic}
 .pass{color:#176b21;font-weight:600} .fail{color:#a11;font-weight:600} .none{color:#777;font-style:italic}
 nav a{margin-right:.8rem} img{max-width:100%;border:1px solid #eee;margin:.5rem 0}
+details.rows>summary{cursor:pointer;color:#335;margin:.4rem 0}
 article.transcript{border:1px solid #ccc;border-radius:6px;padding:.6rem 1rem;margin:1rem 0}
 article.transcript:target,div.cell:target{outline:3px solid #4a7bd0}
 .msg{margin:.25rem 0;padding:.3rem .6rem;border-radius:5px;white-space:pre-wrap}
@@ -62,6 +63,10 @@ article.transcript:target,div.cell:target{outline:3px solid #4a7bd0}
 
 # Above this many scenario rows in all cells, the cell tables are embedded compressed (see the module doc).
 INLINE_CELL_ROWS = 5000
+# A report table longer than this is collapsed (<details>): every cell is in the page, found by the browser's find
+# (which opens it), but not laid out until opened. At paper scale the two 510-row breakdown tables took ~0.6 s of
+# the page's load in headless Chromium.
+COLLAPSED_TABLE_ROWS = 100
 
 # Decodes embedded chunks on demand: a gzip chunk (base64 in a <script type="application/gzip">) holds
 # one <div data-entry="ID">HTML</div> per entry; the browser gunzips it with DecompressionStream and parses
@@ -88,7 +93,9 @@ window.addEventListener('hashchange',show);show();})();
 
 # The rows' filter and search: every control of #row-filter narrows the cell rows (data-* attributes), cells left
 # without a shown row are hidden, the count says how many rows are shown; the URL's query sets the controls on
-# load and follows them (a filtered view is a link). Cells embedded compressed are filled in first.
+# load and follows them (a filtered view is a link). Cells embedded compressed are filled in first. The search
+# looks in a row's agent, judge, scenario, path, data-search (industry, skill) and reasons, read from the row on
+# first use: the page carries each text once (a lower-cased copy per row was a third of the cells' weight).
 FILTER_JS = """
 (()=>{const form=document.getElementById('row-filter');if(!form)return;
 const ctl=[...form.querySelectorAll('[data-filter]')],count=document.getElementById('filter-count');
@@ -100,9 +107,10 @@ for(let i=0;i<200&&document.querySelector('#cells button[data-cell]');i++)await 
 async function apply(){const s=state();if(Object.keys(s).length)await fillAll();
 const words=(s.q||'').split(/\s+/).filter(Boolean);let shown=0,total=0;
 for(const cell of document.querySelectorAll('#cells .cell')){let any=false;
-for(const tr of cell.querySelectorAll('tr[data-agent]')){total++;const d=tr.dataset;
+for(const tr of cell.querySelectorAll('tr[data-agent]')){total++;const d=tr.dataset,c=tr.cells;
+const text=tr._search||(tr._search=[d.agent,d.judge,c[0].textContent,c[1].textContent,d.search,c[3].textContent].join(' ').toLowerCase());
 const ok=(!s.agent||d.agent.toLowerCase()===s.agent)&&(!s.judge||d.judge.toLowerCase()===s.judge)&&(!s.verdict||d.verdict===s.verdict)
-&&(!s.path||d.path.toLowerCase()===s.path)&&(!s.disagree||d.disagree==='1')&&words.every(w=>d.text.includes(w));
+&&(!s.path||d.path.toLowerCase()===s.path)&&(!s.disagree||d.disagree==='1')&&words.every(w=>text.includes(w));
 tr.hidden=!ok;if(ok){shown++;any=true;}}
 cell.hidden=Object.keys(s).length>0&&!any&&cell.querySelector('tr[data-agent]')!==null;}
 count.textContent=shown+' of '+total+' rows';form.dataset.applied=JSON.stringify(s);
@@ -179,10 +187,11 @@ def html_table(
         )
         body.append(f"<tr>{cells}</tr>")
     foot = "".join(f'<p class="foot">{escape(n)}</p>' for n in table.footnotes)
-    return (
-        f'<section id="{table.key}"><h2>{escape(table.title)}</h2>'
-        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{foot}</section>"
-    )
+    rows = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    if len(body) > COLLAPSED_TABLE_ROWS:
+        rows = f'<details class="rows"><summary>{len(body)} rows</summary>{rows}</details>'
+    return f'<section id="{table.key}"><h2>{escape(table.title)}</h2>{rows}{foot}</section>'
+
 
 
 def _verdict(passed: Any) -> str:
@@ -429,18 +438,18 @@ def _verdict_name(passed: Any) -> str:
 def _cell_rows(entries: list[tuple[ResultRow, str]], transcripts: bool, agent: str = "", judge: str = "",
                disagreeing: frozenset[str] = frozenset()) -> str:
     """A cell's scenario rows; each carries what the page's filter reads (agent, judge, verdict, path, whether the
-    judges disagree on its transcript, and the lower-cased text the search box looks in)."""
+    judges disagree on its transcript, and what the search box looks in beside the row's own text: industry, skill)."""
     lines = []
     for row, unit_id in entries:
         link = f'<a href="#{unit_id}">transcript</a>' if transcripts else ""
         why = "; ".join(row.fail_reasons) or row.judge_error or row.infra_error or ""
         if row.termination == "model_error":
             why = f"model error: {row.termination_detail}; {why}"
-        search = f"{agent} {judge} {row.scenario_id} {row.path} {row.industry} {row.skill_id} {why}".lower()
+        search = f"{row.industry} {row.skill_id}"
         lines.append(
             f'<tr data-agent="{_label(agent)}" data-judge="{_label(judge)}" data-verdict="{_verdict_name(row.passed)}" '
             f'data-path="{_label(row.path)}" data-disagree="{"1" if unit_id in disagreeing else ""}" '
-            f'data-text="{escape(search)}">'
+            f'data-search="{_label(search)}">'
             f"<td>{_label(row.scenario_id)}{_trial(row)}</td><td>{_label(row.path)}</td><td>{_verdict(row.passed)}</td>"
             f"<td>{_label(why)}</td><td>{link}</td></tr>"
         )
@@ -505,7 +514,21 @@ def _cell_section(
     return "".join(parts)
 
 
-def render_html(
+class PageOptions(TypedDict, total=False):
+    """``html_parts``' keyword settings (defaults there)."""
+
+    transcripts: bool
+    tables: list[Table] | None
+    inline_cell_rows: int
+
+
+def render_html(report: Report, frame: pd.DataFrame, jobs: list[Job], plots: dict[str, bytes],
+                **options: Unpack[PageOptions]) -> str:
+    """The page as one string (``html_parts`` joined); ``skillbench report`` writes the parts as they come."""
+    return "".join(html_parts(report, frame, jobs, plots, **options))
+
+
+def html_parts(
     report: Report,
     frame: pd.DataFrame,
     jobs: list[Job],
@@ -514,10 +537,12 @@ def render_html(
     transcripts: bool = True,
     tables: list[Table] | None = None,
     inline_cell_rows: int = INLINE_CELL_ROWS,
-) -> str:
-    """The page. ``frame`` decides which rows are shown (finished, de-duplicated); the rows' full
-    records (rule checks, scores) come from the jobs. ``tables``: the registered tables, when the
-    caller already has them. Cell tables are inline up to ``inline_cell_rows`` rows in all."""
+) -> Iterator[str]:
+    """The page, part by part (head, tables, plots, cells, transcripts), so a writer never holds the whole page:
+    at paper scale it is 5.5 MB of UTF-8, 11 MB as one Python string (one non-ASCII character makes every
+    character two bytes) and 5.5 MB more encoded. ``frame`` decides which rows are shown (finished,
+    de-duplicated); the rows' full records (rule checks, scores) come from the jobs. ``tables``: the registered
+    tables, when the caller already has them. Cell tables are inline up to ``inline_cell_rows`` rows in all."""
     if tables is None:
         tables = all_tables(ReportContext.of(report, frame, jobs))
     rows_by_key: dict[tuple[str, str, int], ResultRow] = {
@@ -532,25 +557,28 @@ def render_html(
         cell = _cell_of(report, i, j)
         return f"status-{cell.status}" if cell is not None and cell.pass_rate is None else ""
 
-    parts = _header(report)
+    yield (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(report.title)}</title><style>{CSS}</style></head><body>"
+    )
+    yield from _header(report)
     nav = [(t.key, t.title.split(" —")[0]) for t in tables]
     nav += [("plots", "Plots"), ("notes", "Notes"), ("cells", "Cells")]
     nav += [("transcripts", "Transcripts")] if transcripts else []
-    parts.append(
-        "</header><nav>" + "".join(f'<a href="#{k}">{escape(label)}</a>' for k, label in nav) + "</nav>"
-    )
+    yield "</header><nav>" + "".join(f'<a href="#{k}">{escape(label)}</a>' for k, label in nav) + "</nav>"
     for table in tables:
         # Table 1's judge columns link to their cells below; other tables are plain.
-        parts.append(html_table(table, t1_link, t1_css) if table.key == "table1" else html_table(table))
-    parts.append('<section id="plots"><h2>Plots</h2>')
+        yield html_table(table, t1_link, t1_css) if table.key == "table1" else html_table(table)
+    yield '<section id="plots"><h2>Plots</h2>'
     for name, png in plots.items():
-        parts.append(
+        yield (
             f'<figure><img alt="{escape(name)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
             f'<figcaption class="foot">{escape(name)}</figcaption></figure>'
         )
-    parts.append("</section>")
+    yield "</section>"
     notes = "".join(f"<li>{escape(n)}</li>" for n in report.notes) or "<li>none</li>"
-    parts.append(f'<section id="notes"><h2>Notes</h2><ul>{notes}</ul></section>')
+    yield f'<section id="notes"><h2>Notes</h2><ul>{notes}</ul></section>'
 
     # One transcript per agent × rollout, shared by every judge that scored it.
     units: dict[str, tuple[str, Path, list[ResultRow]]] = {}
@@ -573,13 +601,8 @@ def render_html(
     for unit_id in units:
         verdicts[unit_id] = {bool(r.passed) for r in units[unit_id][2] if r.passed is not None}
     disagreeing = frozenset(u for u, seen in verdicts.items() if len(seen) > 1)
-    parts.append(_cell_section(report, cells, transcripts, inline=len(frame) <= inline_cell_rows, disagreeing=disagreeing))
+    yield _cell_section(report, cells, transcripts, inline=len(frame) <= inline_cell_rows, disagreeing=disagreeing)
     if transcripts:
-        parts.append(_transcript_section(units, TranscriptFinder(jobs)))
-    parts.append(f"<script>{PAGE_JS}{FILTER_JS}</script>")
+        yield _transcript_section(units, TranscriptFinder(jobs))
+    yield f"<script>{PAGE_JS}{FILTER_JS}</script></body></html>"
 
-    return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(report.title)}</title><style>{CSS}</style></head><body>{''.join(parts)}</body></html>"
-    )

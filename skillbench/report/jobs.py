@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -15,6 +16,7 @@ from skillbench.config.schema import RunConfig
 from skillbench.core.collector import paused_gc
 from skillbench.core.errors import SkillbenchError, first_error
 from skillbench.core.jsonl import json_lines
+from skillbench.core.records import RuleCheck, Usage
 from skillbench.engine.results import (
     CONFIG_FILE,
     JOB_ERROR_FILE,
@@ -224,7 +226,7 @@ def load_job(path: Path) -> Job:
 
     rows: list[ResultRow] = []
     damaged: list[str] = []
-    shared: dict[frozenset[str], set[str]] = {}
+    shared = _Shared()
     results = path / RESULTS_FILE
     if results.exists():
         lines = json_lines(results.read_bytes())  # bytes: validated as they are, never decoded twice
@@ -267,21 +269,55 @@ def load_job(path: Path) -> Job:
     )
 
 
-def _compact(row: ResultRow, shared: dict[frozenset[str], set[str]]) -> ResultRow:
-    """The row with its (and its nested models') set of explicitly given field names shared with
-    every other row that gave the same fields.
+class _Shared:
+    """What the rows of one results.jsonl share once loaded: each set of explicitly given field names, and each
+    rule check and usage record of the same values (most rows pass the same checks with the same empty detail)."""
 
-    Pydantic keeps one such set per model instance: more than half of a loaded row's memory (a
-    17 × 5 × 500 report holds 42,500 rows). Nothing in skillbench reads it (no ``exclude_unset``);
-    ``model_copy`` copies it before changing it, so sharing is invisible to the report, rescore and
-    diff. Only assigning an attribute of a loaded row would add a name to the shared set.
-    """
-    models: list[BaseModel] = [row, *row.rule_checks, *row.usage.values()]
-    if row.scores is not None:
-        models.append(row.scores)
-    for model in models:
+    def __init__(self) -> None:
+        self.field_sets: dict[frozenset[str], set[str]] = {}
+        self.records: dict[tuple[Any, ...], BaseModel] = {}
+
+    def field_set(self, model: BaseModel) -> set[str]:
+        """The loaded set equal to ``model``'s set of given field names, now also ``model``'s."""
         names = model.__pydantic_fields_set__
-        object.__setattr__(model, "__pydantic_fields_set__", shared.setdefault(frozenset(names), names))
+        names = self.field_sets.setdefault(frozenset(names), names)
+        object.__setattr__(model, "__pydantic_fields_set__", names)
+        return names
+
+    def record(self, model: _Part) -> _Part:
+        """The first loaded record equal to ``model`` (same type, values and given fields), or ``model``."""
+        fields = model.__dict__
+        for name in _FLOAT_FIELDS[type(model)]:
+            if fields[name] == 0.0 and math.copysign(1.0, fields[name]) < 0:
+                return model  # -0.0 == 0.0, but it is written differently: kept apart
+        values = tuple(fields.values())
+        key = (type(model), id(self.field_set(model)), values)  # the field sets are shared first: one per content
+        return self.records.setdefault(key, model)  # type: ignore[return-value]  (same type: part of the key)
+
+
+_Part = TypeVar("_Part", RuleCheck, Usage)
+_FLOAT_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
+    record: tuple(name for name, info in record.model_fields.items() if info.annotation is float)
+    for record in (RuleCheck, Usage)
+}
+
+
+def _compact(row: ResultRow, shared: _Shared) -> ResultRow:
+    """The row holding what other rows of its file hold too once: its (and its nested models') set of explicitly
+    given field names, and its rule checks and usage records where an equal one was loaded before.
+
+    Pydantic keeps one field-name set per model instance, and every check and usage record is a model of its own:
+    together more than half of a loaded row's memory (a 17 × 5 × 500 report holds 42,500 rows). Nothing in
+    skillbench reads the set (no ``exclude_unset``) or changes a loaded row in place: ``model_copy(update=...)``
+    builds a new row, so sharing is invisible to the report, rescore and diff. Only assigning an attribute of a
+    loaded row, check or usage record would change what other rows share.
+    """
+    row.rule_checks[:] = [shared.record(check) for check in row.rule_checks]
+    for role, usage in row.usage.items():
+        row.usage[role] = shared.record(usage)
+    shared.field_set(row)
+    if row.scores is not None:
+        shared.field_set(row.scores)
     return row
 
 

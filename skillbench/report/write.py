@@ -16,7 +16,7 @@ import pandas as pd
 from skillbench.core.collector import paused_gc
 from skillbench.report.build import ReportContext, build_report
 from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_FORMATS, DEFAULT_SEED, FORMATS, PARQUET_HINT
-from skillbench.report.html import render_html
+from skillbench.report.html import html_parts
 from skillbench.report.jobs import Job, ReportError, load_jobs
 from skillbench.report.model import Report
 from skillbench.report.tables import Table, all_tables, looks_numeric, markdown_table, md_escape
@@ -251,10 +251,8 @@ def write_report(
             _write_bytes(out / name, png)
         written["plots"] = out / "pass_rate_heatmap.png"
     if "html" in formats:
-        _write_text(
-            out / "report.html",
-            render_html(report, frame, jobs, plots, transcripts=transcripts, tables=tables),
-        )
+        parts = html_parts(report, frame, jobs, plots, transcripts=transcripts, tables=tables)
+        _write_with(out / "report.html", lambda handle: handle.writelines(part.encode("utf-8") for part in parts))
         written["html"] = out / "report.html"
     return written
 

@@ -17,13 +17,21 @@ from skillbench.report.html import render_html
 
 CHROMIUM = Path(os.environ.get("SKILLBENCH_CHROMIUM", "/usr/bin/chromium"))
 ROW = re.compile(r'<tr data-agent="([^"]*)" data-judge="([^"]*)" data-verdict="([^"]*)" data-path="([^"]*)" '
-                 r'data-disagree="([^"]*)" data-text="([^"]*)"( hidden="")?>')
+                 r'data-disagree="([^"]*)" data-search="([^"]*)"( hidden="")?>'
+                 r"<td>([^<]*)</td><td>([^<]*)</td><td>.*?</td><td>([^<]*)</td>")
 
 
 def _rows(page: str) -> list[dict[str, object]]:
-    keys = ("agent", "judge", "verdict", "path", "disagree", "text")
-    return [{**{k: html.unescape(v) for k, v in zip(keys, m.groups()[:6], strict=True)}, "hidden": bool(m.group(7))}
-            for m in ROW.finditer(page)]
+    """Each cell row's filter attributes, its scenario, and the text the search looks in (agent, judge, scenario,
+    path, industry and skill, reasons: lower-cased)."""
+    keys = ("agent", "judge", "verdict", "path", "disagree", "search")
+    rows: list[dict[str, object]] = []
+    for m in ROW.finditer(page):
+        row: dict[str, object] = {k: html.unescape(v) for k, v in zip(keys, m.groups()[:6], strict=True)}
+        scenario, path, why = (html.unescape(v) for v in m.groups()[7:])
+        text = " ".join([str(row["agent"]), str(row["judge"]), scenario, path, str(row["search"]), why])
+        rows.append({**row, "scenario": scenario, "text": text.lower(), "hidden": bool(m.group(7))})
+    return rows
 
 
 def _matches(row: dict[str, object], query: dict[str, str]) -> bool:
@@ -57,7 +65,7 @@ def test_the_query_filters_the_rows(grid: Path, tmp_path: Path, inline: bool) ->
     every = _rows(page.read_text()) if inline else []
     if inline:
         assert len(every) == len(frame) and not any(r["hidden"] for r in every)
-        disagreeing = {str(r["text"]).split()[2] for r in every if r["disagree"]}
+        disagreeing = {r["scenario"] for r in every if r["disagree"]}
         assert disagreeing  # the synthetic judges differ on some transcripts
     query = {"agent": "sim_sloppy", "verdict": "fail", "q": "transfer_0"}
     dom = _dom(page, "agent=sim_sloppy&verdict=fail&q=transfer_0", tmp_path)
@@ -76,3 +84,16 @@ def test_the_query_filters_the_rows(grid: Path, tmp_path: Path, inline: bool) ->
     shown = [r for r in rows if not r["hidden"]]
     assert shown and all(r["judge"] == "sim_strict" and r["disagree"] == "1" for r in shown)
     assert len(shown) == sum(1 for r in rows if r["judge"] == "sim_strict" and r["disagree"] == "1")
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt-get install -y chromium)")
+def test_the_search_finds_what_only_data_search_holds(grid: Path, tmp_path: Path) -> None:
+    """The industry is in no column of a cell row: the search finds it through the row's data-search."""
+    jobs = load_jobs([grid])
+    report, frame = build_report(jobs, draws=20)
+    page = tmp_path / "report.html"
+    page.write_text(render_html(report, frame, jobs, {}, transcripts=False, inline_cell_rows=0))
+    rows = _rows(_dom(page, "agent=sim_careful&q=HealthCare", tmp_path))
+    shown = [r for r in rows if not r["hidden"]]
+    assert len(shown) == int((frame["agent_label"] == "sim_careful").sum()) > 0
+    assert all("healthcare" not in f"{r['scenario']} {r['path']}".lower() for r in shown)

@@ -78,3 +78,22 @@ def test_a_cell_opened_by_its_link_is_filled_in_by_chromium(pages: tuple[str, st
     assert (
         html.count('<article class="transcript"') == 1 and "Hello, I need help with happy_path_000." in html
     )
+
+
+def test_a_long_table_is_collapsed_with_every_cell_in_the_page() -> None:
+    """Above COLLAPSED_TABLE_ROWS rows a table is in a closed <details> (not laid out on load; the browser's find
+    opens it): every cell is still in the page; a table at the limit is shown open."""
+    from skillbench.report.html import COLLAPSED_TABLE_ROWS, html_table
+    from skillbench.report.tables import Table
+
+    def table(rows: int) -> Table:
+        return Table(key="long", title="Long", headers=["Group", "n"],
+                     display=[[f"group_{i:04d}", str(i)] for i in range(rows)], footnotes=["a note"])
+
+    shown = html_table(table(COLLAPSED_TABLE_ROWS))
+    assert "<details" not in shown and shown.count("<tr>") == COLLAPSED_TABLE_ROWS + 1
+    collapsed = html_table(table(COLLAPSED_TABLE_ROWS + 1))
+    details = re.search(r'<details class="rows"><summary>(\d+) rows</summary>(.*)</details>', collapsed)
+    assert details is not None and int(details.group(1)) == COLLAPSED_TABLE_ROWS + 1
+    assert all(f"<td>group_{i:04d}</td>" in details.group(2) for i in range(COLLAPSED_TABLE_ROWS + 1))
+    assert collapsed.index("<h2>Long</h2>") < details.start() and '<p class="foot">a note</p>' in collapsed[details.end():]

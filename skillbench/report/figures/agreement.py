@@ -19,7 +19,7 @@ def verdict_matrix(frame: pd.DataFrame, judges: list[str]) -> np.ndarray:
     if scored.empty:
         return np.full((0, len(judges)), -1, dtype=np.int8)
     codes, units = pd.factorize(unit_ids(frame)[scored.index], sort=True)
-    column = scored["judge_label"].map({judge: i for i, judge in enumerate(judges)}).to_numpy(dtype=int)
+    column = pd.Index(judges, dtype=object).get_indexer(pd.Index(scored["judge_label"], dtype=object))
     matrix = np.full((len(units), len(judges)), -1, dtype=np.int8)
     matrix[codes, column] = scored["passed"].astype(bool).to_numpy(dtype=np.int8)
     return matrix

@@ -41,7 +41,7 @@ def cell_figures(rows: ReportRows) -> CellFigures:
     cell_of = {key: i for i, key in enumerate(keys)}
     labels = zip(frame["agent_label"].tolist(), frame["judge_label"].tolist(), strict=True)
     code = np.array([cell_of[key] for key in labels], dtype=int)
-    position = frame["scenario_id"].map(rows.scenario_position).to_numpy(dtype=int)
+    position = rows.scenario_codes
     known = frame["passed"].notna().to_numpy(dtype=bool)
     passed = frame["passed"].fillna(False).to_numpy(dtype=bool)
 

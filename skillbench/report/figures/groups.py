@@ -61,8 +61,8 @@ def group_rates(rows: ReportRows, key: str) -> list[GroupRate]:
     passed = frame["passed"].to_numpy(dtype=object)[scored].astype(bool)
     cell_labels = (frame["agent_label"] + "\x1f" + frame["judge_label"]).to_numpy()[scored]
     cell_code, cells = pd.factorize(cell_labels, sort=True)
-    group_code, groups = pd.factorize(frame[column].astype(str).to_numpy()[scored], sort=True)
-    position = frame["scenario_id"].map(rows.scenario_position).to_numpy(dtype=int)[scored]
+    group_code, groups = pd.factorize(np.array([str(v) for v in frame[column].tolist()], dtype=object)[scored], sort=True)
+    position = rows.scenario_codes[scored]
     parts, part = np.unique(cell_code * len(groups) + group_code, return_inverse=True)
     n_scenarios = len(rows.scenario_ids)
     num, den = np.zeros((n_scenarios, len(parts))), np.zeros((n_scenarios, len(parts)))
