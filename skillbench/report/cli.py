@@ -14,10 +14,8 @@ from skillbench.core.errors import SkillbenchError
 from skillbench.report.defaults import DEFAULT_DRAWS, DEFAULT_FORMATS, DEFAULT_SEED, FORMATS
 from skillbench.report.jobs import (
     ReportError,
-    damage_lines,
-    left_out_lines,
+    input_state,
     load_jobs,
-    running_lines,
     write_job,
 )
 from skillbench.store import write_json_atomic
@@ -98,29 +96,8 @@ def report_main(argv: list[str]) -> int:
 
 
 # Exit code of a reader whose output was written but whose input had damaged lines (skipped, named on stderr).
-EXIT_DAMAGED_INPUT = 4
 
 
-def input_state(prog: str, jobs: list, *, left_out: bool = False) -> int:
-    """Say on stderr what a reader skipped and what is still running; the exit code: EXIT_DAMAGED_INPUT when a line
-    was skipped or a job's rows disagree with its own summary.json, else 0. ``left_out``: also name each job that is
-    not finished (readers that show finished jobs only; the report shows them as cells)."""
-    for line in running_lines(jobs):
-        print(f"{prog}: note: {line}", file=sys.stderr)
-    for line in left_out_lines(jobs) if left_out else []:
-        print(f"{prog}: left out: {line}", file=sys.stderr)
-    skipped = [line for job in jobs for line in job.damaged]
-    disagreeing = [job for job in jobs if job.disagreements]
-    for line in damage_lines(jobs):
-        print(f"{prog}: damaged input: {line}", file=sys.stderr)
-    if not skipped and not disagreeing:
-        return 0
-    said = ([f"{len(skipped)} damaged line(s) skipped; every other row was used"] if skipped else []) + (
-        [f"{len(disagreeing)} job(s) whose rows disagree with their summary.json; their rows were used as they are"]
-        if disagreeing else [])
-    print(f"{prog}: {'; '.join(said)} (exit {EXIT_DAMAGED_INPUT}). Fix: repair or remove the damaged lines or files, "
-          "or rerun the job into a new folder.", file=sys.stderr)
-    return EXIT_DAMAGED_INPUT
 
 
 def _split(items: list[str]) -> tuple[list[Path], list[str]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -386,3 +387,28 @@ def load_jobs(paths: list[Path | str]) -> list[Job]:
     """Every job under the given run, sweep or folder-of-sweeps paths."""
     with paused_gc():
         return [load_job(path) for path in find_job_dirs(paths)]
+
+
+EXIT_DAMAGED_INPUT = 4  # a reader skipped damaged input (docs/outcomes.md)
+
+
+def input_state(prog: str, jobs: list[Job], *, left_out: bool = False) -> int:
+    """Say on stderr what a reader skipped and what is still running; the exit code: EXIT_DAMAGED_INPUT when a line
+    was skipped or a job's rows disagree with its own summary.json, else 0. ``left_out``: also name each job that is
+    not finished (readers that show finished jobs only; the report shows them as cells)."""
+    for line in running_lines(jobs):
+        print(f"{prog}: note: {line}", file=sys.stderr)
+    for line in left_out_lines(jobs) if left_out else []:
+        print(f"{prog}: left out: {line}", file=sys.stderr)
+    skipped = [line for job in jobs for line in job.damaged]
+    disagreeing = [job for job in jobs if job.disagreements]
+    for line in damage_lines(jobs):
+        print(f"{prog}: damaged input: {line}", file=sys.stderr)
+    if not skipped and not disagreeing:
+        return 0
+    said = ([f"{len(skipped)} damaged line(s) skipped; every other row was used"] if skipped else []) + (
+        [f"{len(disagreeing)} job(s) whose rows disagree with their summary.json; their rows were used as they are"]
+        if disagreeing else [])
+    print(f"{prog}: {'; '.join(said)} (exit {EXIT_DAMAGED_INPUT}). Fix: repair or remove the damaged lines or files, "
+          "or rerun the job into a new folder.", file=sys.stderr)
+    return EXIT_DAMAGED_INPUT

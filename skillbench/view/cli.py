@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from skillbench.core.errors import ConfigError
+from skillbench.report.jobs import input_state
 
 VIEW_HINT = "pip install 'skillbench[view]' (textual)"
 
@@ -18,7 +19,6 @@ def view_main(argv: list[str]) -> int:
     parser.add_argument("--filter", default="", help="initial filter, e.g. 'judge=sim_strict verdict=fail path=transfer "
                         "disagree' (in the viewer: / to edit it)")
     args = parser.parse_args(argv)
-    from skillbench.report.cli import input_state
     from skillbench.view.data import ViewFilter, conversations_of, read_jobs, skipped_note
 
     try:
