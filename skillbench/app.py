@@ -19,6 +19,8 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from skillbench.benchmark import load_benchmark, select_scenarios
+from skillbench.benchmark.loader import Benchmark
+from skillbench.benchmark.schema import Scenario
 from skillbench.config import RunConfig, validate_config
 from skillbench.config.origin import ConfigOrigin
 from skillbench.config.secrets import argument_credentials
@@ -29,7 +31,6 @@ from skillbench.core.money import usd
 from skillbench.engine.inflight import NOT_STARTED, DeferredJob, deferring
 from skillbench.engine.progress import BudgetReached, SweepPosition
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
-from skillbench.models.prompt_size import scenario_tokens
 from skillbench.plan import completion
 from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV, end_interrupted, owned_folder
 from skillbench.plan.hydra_errors import argv_problem, sweep_note
@@ -91,6 +92,17 @@ def check_credentials(cfg: RunConfig) -> None:
         )
 
 
+def _refuse_oversized(cfg: RunConfig, benchmark: Benchmark, chosen: list[Scenario]) -> None:
+    """A scenario too big for a role's prompt cap, refused by the job itself when the preflight (which refuses it for
+    every job at once, plan/sweep.py plan_jobs) was turned off."""
+    from skillbench.models.prompt_size import scenario_tokens
+    from skillbench.plan.sweep import oversized_problem  # see main: the benchmark and tools code
+
+    too_big = oversized_problem(cfg, benchmark, [scenario_tokens(s, benchmark.skill_of(s)) for s in chosen])
+    if too_big:
+        raise ConfigError(too_big)
+
+
 @hydra.main(version_base="1.3", config_path=APP_CONFIG_PATH, config_name=APP_CONFIG_NAME)
 def main(cfg: DictConfig) -> float | None:
     # Imported here, not at the top: `--help` and refused configs never load the engine (litellm, the MCP SDK...).
@@ -109,12 +121,8 @@ def main(cfg: DictConfig) -> float | None:
         # Load and select the scenarios up front: a malformed data file is refused like a bad config.
         benchmark = load_benchmark(run_cfg.benchmark.source)
         chosen = select_scenarios(benchmark, run_cfg.benchmark)
-        # A scenario too big for a role's prompt cap is refused here too (the preflight may be off).
-        from skillbench.plan.sweep import oversized_problem  # see main: the benchmark and tools code
-
-        too_big = oversized_problem(run_cfg, benchmark, [scenario_tokens(s, benchmark.skill_of(s)) for s in chosen])
-        if too_big:
-            raise ConfigError(too_big)
+        if not run_cfg.run.preflight:  # the preflight measured every selection once, before the first job
+            _refuse_oversized(run_cfg, benchmark, chosen)
     except (ConfigError, BenchmarkDataError) as exc:
         for handler in logging.getLogger().handlers:
             handler.close()

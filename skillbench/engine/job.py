@@ -18,6 +18,7 @@ from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.benchmark.schema import Scenario
 from skillbench.benchmark.selection import select_scenarios
 from skillbench.config.schema import RunConfig
+from skillbench.core.canonical import canonical_array, canonical_json
 from skillbench.core.collector import rare_collections
 from skillbench.core.errors import BenchmarkCodeError, ConfigError, InfrastructureError
 from skillbench.core.faults import storage_problem
@@ -36,7 +37,7 @@ from skillbench.engine.results import (
 from skillbench.engine.signals import run_until_signal
 from skillbench.engine.summary import role_max_tokens, summarize
 from skillbench.engine.trials import trial_seed
-from skillbench.evaluation import judge_transcript, run_rule_checks, verdict_key
+from skillbench.evaluation import VerdictKeys, judge_transcript, run_rule_checks
 from skillbench.evaluation.records import Verdict
 from skillbench.models.client import ClientPool, ModelClient
 from skillbench.models.lazy import LazyClient
@@ -48,34 +49,49 @@ from skillbench.prompts.tool_result import TOOL_RESULT_PROMPT_VERSION
 from skillbench.rollout.orchestrator import AgentLimits, RolloutParams, run_rollout
 from skillbench.store import (
     ArtifactStore,
-    content_hash,
     result_settings,
     write_json_atomic,
     write_text_atomic,
 )
+from skillbench.store.keys import encoded_hash
 
 log = logging.getLogger("skillbench.job")
 TRACEBACKS_DIR = "tracebacks"  # in a job folder: the traceback of each row that guest code ended
 
 
-def rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario, trial: int = 0) -> str:
-    """Agent + user simulator + mock + scenario content + seed + prompt versions (+ the trial index after the
-    first: trial 0 keeps the key a job without trials has). Never the judge or pass rule."""
-    skill = benchmark.skill_of(scenario)
-    settings = result_settings(cfg)
-    return content_hash(
-        {
-            **({"trial": trial} if trial else {}),
-            "agent": settings["agent"],
-            "user_sim": settings["user_sim"],
-            "mock": settings["mock"],
-            "scenario": scenario.model_dump(mode="json"),
-            "skill": skill.model_dump(mode="json"),
-            "tools": [tool.model_dump(mode="json") for tool in benchmark.toolkit(skill)],
-            **settings["run"],
+class RolloutKeys:
+    """The rollout keys of one job's config: agent + user simulator + mock + scenario content + seed + prompt versions
+    (+ the trial index after the first: trial 0 keeps the key a job without trials has); never the judge or pass rule.
+
+    The config's part is encoded once here, each scenario's, skill's and tool's once per loaded benchmark
+    (``Benchmark.canonical``): a key is then a join and a SHA-256, the same bytes as hashing the whole
+    (``store.keys.encoded_hash``), so the keys of earlier runs hold."""
+
+    def __init__(self, cfg: RunConfig, benchmark: Benchmark) -> None:
+        settings = result_settings(cfg)
+        self.benchmark = benchmark
+        self._config = {name: canonical_json(value) for name, value in {
+            "agent": settings["agent"], "user_sim": settings["user_sim"], "mock": settings["mock"], **settings["run"],
             "prompts": [AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, TOOL_RESULT_PROMPT_VERSION],
+        }.items()}
+
+    def key(self, scenario: Scenario, trial: int = 0) -> str:
+        benchmark = self.benchmark
+        skill = benchmark.skill_of(scenario)
+        members = {
+            **self._config,
+            "scenario": benchmark.canonical(scenario),
+            "skill": benchmark.canonical(skill),
+            "tools": canonical_array(benchmark.canonical(tool) for tool in benchmark.toolkit(skill)),
         }
-    )
+        if trial:
+            members["trial"] = canonical_json(trial)
+        return encoded_hash(members)
+
+
+def rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario, trial: int = 0) -> str:
+    """One rollout key (:class:`RolloutKeys`; a job keeps one of those for all of its keys)."""
+    return RolloutKeys(cfg, benchmark).key(scenario, trial)
 
 
 @dataclass
@@ -90,13 +106,23 @@ class JobContext:
     conversations_had: int = 0  # had or reused, not infrastructure or benchmark errors (agent_failed_every_try)
     _rollout_keys: dict[tuple[str, int], str] = field(default_factory=dict)
     _trial_params: dict[int, RolloutParams] = field(default_factory=dict)
+    _keys: RolloutKeys | None = None
+    _verdict_keys: VerdictKeys | None = None
 
     def rollout_key(self, scenario: Scenario, trial: int = 0) -> str:
-        """:func:`rollout_key` under this job's config, hashed once per scenario and trial."""
+        """The rollout key of a scenario and trial under this job's config, hashed once per scenario and trial."""
         key = self._rollout_keys.get((scenario.id, trial))
         if key is None:
-            key = self._rollout_keys[(scenario.id, trial)] = rollout_key(self.cfg, self.benchmark, scenario, trial)
+            if self._keys is None:
+                self._keys = RolloutKeys(self.cfg, self.benchmark)
+            key = self._rollout_keys[(scenario.id, trial)] = self._keys.key(scenario, trial)
         return key
+
+    def verdict_key(self, prompt: str) -> str:
+        """The verdict key of this job's judge on ``prompt`` (the judge's part encoded once per job)."""
+        if self._verdict_keys is None:
+            self._verdict_keys = VerdictKeys(self.cfg.judge)
+        return self._verdict_keys.key(prompt)
 
     def trial_params(self, trial: int) -> RolloutParams:
         """The rollout parameters of one trial: trial 0 is the job's own; another trial's agent, user simulator
@@ -250,7 +276,7 @@ def placeholder_rollout(ctx: JobContext, scenario: Scenario, key: str, usage: di
 
 async def obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tuple[Verdict, bool]:
     """The stored verdict of ``ctx.cfg.judge`` on ``prompt``, or a new one (stored unless the endpoint failed)."""
-    key = verdict_key(ctx.cfg.judge, prompt)
+    key = ctx.verdict_key(prompt)
 
     async def produce() -> Verdict:
         earlier = ctx.store.get("verdicts", key, Verdict)  # a stored judge error: its attempts are carried on
