@@ -24,7 +24,7 @@ from skillbench.core.errors import BenchmarkCodeError, ConfigError, Infrastructu
 from skillbench.core.faults import storage_problem
 from skillbench.core.guest import watch_the_loop
 from skillbench.core.records import Rollout, RuleCheck, Usage
-from skillbench.engine.budget import BudgetGuard
+from skillbench.engine.budget import BudgetGuard, SweepSpend
 from skillbench.engine.progress import BudgetReached, Progress, SweepPosition
 from skillbench.engine.results import (
     CONFIG_FILE,
@@ -39,6 +39,7 @@ from skillbench.engine.summary import role_max_tokens, summarize
 from skillbench.engine.trials import trial_seed
 from skillbench.evaluation import VerdictKeys, judge_transcript, run_rule_checks
 from skillbench.evaluation.records import Verdict
+from skillbench.models.call_path import SEND_GATE
 from skillbench.models.client import ClientPool, ModelClient
 from skillbench.models.lazy import LazyClient
 from skillbench.models.ledger import recording
@@ -369,14 +370,14 @@ def _row(ctx: JobContext, scenario: Scenario, trial: int, rollout: Rollout, chec
 
 async def run_job_async(
     cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None,
-    spent_elsewhere: Callable[[], float] | None = None,
+    sweep_spend: SweepSpend | None = None,
 ) -> JobSummary:
     """Run every selected scenario; rows are appended as they finish, the summary is written last.
 
-    ``spent_elsewhere``: what the sweep's other jobs have spent so far (finished or running), counted against
-    ``run.budget_usd`` with this job's own spend (engine/budget.py)."""
+    ``sweep_spend``: the rest of this run of the job's sweep, whose spend counts against ``run.budget_usd`` with this
+    job's own (engine/budget.py)."""
     started_at, started = datetime.now(UTC), time.perf_counter()
-    run = _JobRun.prepare(cfg, job_dir, label, sweep, spent_elsewhere)
+    run = _JobRun.prepare(cfg, job_dir, label, sweep, sweep_spend)
     rows = await run.have_every_conversation()
     summary = run.conclude(rows, started_at, time.perf_counter() - started)
     _log_done(summary, run.ctx, job_dir, rows)
@@ -396,7 +397,7 @@ class _JobRun:
 
     @classmethod
     def prepare(cls, cfg: RunConfig, job_dir: Path, label: str, sweep: SweepPosition | None,
-                spent_elsewhere: Callable[[], float] | None) -> _JobRun:
+                sweep_spend: SweepSpend | None) -> _JobRun:
         """Load and select the scenarios, write config.json, build the clients, say what runs."""
         cfg = with_program_identity(cfg)  # config.json and every rollout key name the program's source
         benchmark = load_benchmark(cfg.benchmark.source)
@@ -409,7 +410,7 @@ class _JobRun:
                            job_dir=job_dir)
         guard = None
         if cfg.run.budget_usd is not None:
-            guard = BudgetGuard(cfg.run.budget_usd, ctx.progress, job_dir, spent_elsewhere)
+            guard = BudgetGuard(cfg.run.budget_usd, ctx.progress, sweep_spend)
             ctx.progress.on_observe = guard.observed
         _log_start(cfg, len(scenarios))
         return cls(cfg=cfg, job_dir=job_dir, units=units, ctx=ctx, guard=guard)
@@ -430,7 +431,7 @@ class _JobRun:
                 await self._run_all(slots, results_path)
         finally:
             if guard is not None:
-                guard.close()
+                guard.close(finished_all=len(self.rows) == len(self.units))
             reporter.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reporter
@@ -443,14 +444,22 @@ class _JobRun:
         """Every conversation at once, within the slots; each row appended to results.jsonl as it finishes."""
         guard = self.guard
         with results_path.open("w", encoding="utf-8") as sink, rare_collections():
-            conversations = [asyncio.ensure_future(self._one(slots, scenario, trial, sink))
-                             for scenario, trial in self.units]
-            stopper = asyncio.ensure_future(_stop_at_cap(guard, conversations)) if guard is not None else None
+            # With a budget, no request leaves once it is reached (the gate), and the guard stops every conversation
+            # at once (it cancels them from inside the check that found the cap, before any of them runs again).
+            gate = SEND_GATE.set(guard.may_send) if guard is not None else None
+            try:
+                conversations = [asyncio.ensure_future(self._one(slots, scenario, trial, sink))
+                                 for scenario, trial in self.units]
+            finally:
+                if gate is not None:
+                    SEND_GATE.reset(gate)
+            if guard is not None:
+                guard.stop_conversations = lambda: _cancel(conversations)
             try:
                 await _all_or_first_failure(conversations, budgeted=guard is not None)
             finally:
-                if stopper is not None:
-                    stopper.cancel()
+                if guard is not None:
+                    guard.stop_conversations = None
             await flush_background_logging()  # this job's own share of litellm's work, not the next job's
 
     async def _one(self, slots: asyncio.Semaphore, scenario: Scenario, trial: int, sink: TextIO) -> None:
@@ -492,7 +501,9 @@ class _JobRun:
             guard = self.guard
             assert guard is not None
             raise BudgetReached(self.ctx.progress.cost_usd, guard.budget_usd, len(ordered), len(self.units),
-                                stopped_in_flight=guard.stopped_in_flight, sweep_spent_usd=guard.spent())
+                                stopped_in_flight=guard.stopped_in_flight, sweep_spent_usd=guard.spent(),
+                                abandoned_calls=sum(u.abandoned_calls for u in self.ctx.progress.live.values()),
+                                reached_at=guard.reached_at, sent_after_cap=guard.sent_after_cap())
         summary = summarize(ordered, self.cfg, started=started_at, wall_time_s=wall_time_s,
                             benchmark_version=self.ctx.benchmark.version)
         summary = summary.model_copy(update={"rate_limits": self.ctx.rollout_params.clients.endpoint_stats()})
@@ -509,12 +520,18 @@ async def _all_or_first_failure(conversations: list[asyncio.Future[None]], *, bu
             if not conversation.cancelled() and conversation.exception() is not None:
                 raise conversation.exception()  # type: ignore[misc]
     except BaseException:
-        # A call cancelled before its provider coroutine started says so as it is collected: noise here.
-        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
-        for conversation in conversations:
-            conversation.cancel()
+        _cancel(conversations)
         await asyncio.gather(*conversations, return_exceptions=True)
         raise
+
+
+def _cancel(conversations: list[asyncio.Future[None]]) -> None:
+    """Cancel every conversation still running (each is collected by whoever awaits it)."""
+    # A call cancelled before its provider coroutine started says so as it is collected: noise here.
+    warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+    for conversation in conversations:
+        if not conversation.done():
+            conversation.cancel()
 
 
 def _log_start(cfg: RunConfig, scenarios: int) -> None:
@@ -564,19 +581,6 @@ def _log_done(summary: JobSummary, ctx: JobContext, job_dir: Path, rows: list[Re
                      endpoint["limit"], endpoint["ceiling"])
 
 
-async def _stop_at_cap(guard: BudgetGuard, conversations: list[asyncio.Future[None]]) -> None:
-    """At the budget, cancel every conversation still running: unfinished, nothing of it stored, redone on rerun."""
-    await guard.reached.wait()
-    running = [c for c in conversations if not c.done()]
-    guard.stopped_in_flight = guard.in_flight
-    if guard.in_flight:
-        log.warning("budget reached: stopping %d conversation(s) in flight (unfinished; the rerun does them)",
-                    guard.in_flight)
-    warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
-    for conversation in running:
-        conversation.cancel()
-
-
 def _cut_line(cut: dict[str, int]) -> str:
     return ", ".join(f"{role} {count}" for role, count in cut.items()) if cut else "0"
 
@@ -586,10 +590,10 @@ def _pct(value: float | None) -> str:
 
 
 def run_job(cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None,
-            spent_elsewhere: Callable[[], float] | None = None,
+            sweep_spend: SweepSpend | None = None,
             on_signal: Callable[[], None] | None = None,
             last_words: Callable[[], None] | None = None) -> JobSummary:
     """SIGTERM ends it as Ctrl-C does; ``on_signal`` (the job's marker) runs as SIGTERM arrives, ``last_words`` (the
     marker and the line) before a forced exit when guest code keeps the job from stopping (engine/signals.py)."""
-    return run_until_signal(run_job_async(cfg, job_dir, label, sweep, spent_elsewhere), on_signal=on_signal,
+    return run_until_signal(run_job_async(cfg, job_dir, label, sweep, sweep_spend), on_signal=on_signal,
                             last_words=last_words)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -142,6 +143,9 @@ class PlanCallback(Callback):
             max_infra_error_share=OmegaConf.select(config, "run.max_infra_error_share", default=0.5),
         )
         os.environ[SWEEP_STARTED_ENV] = str(time.time())
+        from skillbench.engine.budget import SWEEP_RUN_ENV
+
+        os.environ[SWEEP_RUN_ENV] = uuid.uuid4().hex  # this run's budget files; an earlier run's are not its spend
 
     def _own(self, master: DictConfig, jobs: list[PlannedJob] | None, *, multirun: bool) -> None:
         """Own the run's or sweep's folder before Hydra writes into it: refused (one line, exit 2, nothing written)
