@@ -7,6 +7,9 @@ from __future__ import annotations
 import pytest
 
 from skillbench.benchmark import load_benchmark
+from skillbench.benchmark.loader import Benchmark
+from skillbench.benchmark.schema import Scenario
+from skillbench.config import RunConfig
 from skillbench.core.canonical import canonical_array, canonical_json
 from skillbench.engine.job import RolloutKeys, rollout_key
 from skillbench.evaluation import VerdictKeys, verdict_key
@@ -36,7 +39,7 @@ def test_an_object_assembled_from_encoded_members_hashes_as_the_whole(value: obj
     assert canonical_array(canonical_json(item) for item in items) == canonical_json(items)
 
 
-def _whole_rollout_key(cfg, benchmark, scenario, trial: int = 0) -> str:  # noqa: ANN001
+def _whole_rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario, trial: int = 0) -> str:
     """The rollout key's definition: the hash of the whole content, encoded in one go."""
     skill = benchmark.skill_of(scenario)
     settings = result_settings(cfg)
