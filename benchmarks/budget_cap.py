@@ -46,8 +46,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from tests.support.bill import bill, recorded  # noqa: E402
-from tests.support.openai_stub import Answered, conversation_script, stub_server  # noqa: E402
+from tests.support.bill import bill, gpt5_price, paid_env, recorded  # noqa: E402
+from tests.support.openai_stub import conversation_script, stub_server  # noqa: E402
 
 SCENARIOS = 6
 SHAPES = {"one wave": SCENARIOS, "many waves": 2}  # run.scenario_concurrency
@@ -61,20 +61,10 @@ LAUNCHERS = {
 BUDGET = {"single": 0.08, "basic": 0.25, "parallel": 0.25, "inflight": 0.25, "local": 0.25}
 
 
-def price(call: Answered) -> float:
-    import litellm
-
-    return sum(litellm.cost_per_token(model="gpt-5", prompt_tokens=call.prompt_tokens,
-                                      completion_tokens=call.completion_tokens))
-
-
 def skillbench(cwd: Path, base_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update({"OPENAI_API_KEY": "sk-local-stub", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-                "PYTHONPATH": f"{REPO}{os.pathsep}{env.get('PYTHONPATH', '')}"})
     return subprocess.run([sys.executable, "-m", "skillbench", "agent=gpt5", f"agent.api_base={base_url}", "judge=gpt5",
                            f"judge.api_base={base_url}", "store.root=store", f"benchmark.limit={SCENARIOS}", *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=1800)
+                          cwd=cwd, env=paid_env(), capture_output=True, text=True, timeout=1800)
 
 
 def rows_complete(folder: Path, jobs: int) -> bool:
@@ -99,7 +89,7 @@ def one_run(work: Path, shape: str, launcher: str) -> tuple[str, ...]:
     load = os.getloadavg()[0]
     with stub_server(conversation_script, models=("gpt-5",), latency_s=0.05, sized=True) as stub:
         first = skillbench(work, stub.base_url, f"run.budget_usd={budget}", *args)
-        result = bill(list(stub.answered), price, budget, recorded(work / "out"))
+        result = bill(list(stub.answered), gpt5_price, budget, recorded(work / "out"))
         again = skillbench(work, stub.base_url, "run.budget_usd=100", *args)
     complete = rows_complete(work / "out", 4 if sweep else 1)
     return (shape, launcher, f"{load:.1f}", f"${budget:.2f}", f"{first.returncode}",

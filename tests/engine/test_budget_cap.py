@@ -11,31 +11,20 @@ processes, the inflight launcher's one event loop).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
-from tests.support.bill import Bill, bill, recorded
-from tests.support.openai_stub import Answered, StubServer, conversation_script, stub_server
-
-
-def _price(call: Answered) -> float:
-    import litellm
-
-    return sum(litellm.cost_per_token(model="gpt-5", prompt_tokens=call.prompt_tokens,
-                                      completion_tokens=call.completion_tokens))
+from tests.support.bill import Bill, bill, gpt5_price, paid_env, recorded
+from tests.support.openai_stub import StubServer, conversation_script, stub_server
 
 
 def _run(cwd: Path, stub: StubServer, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update({"OPENAI_API_KEY": "sk-fake-local", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-                "PYTHONPATH": os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])})
     return subprocess.run([sys.executable, "-m", "skillbench", "agent=gpt5", f"agent.api_base={stub.base_url}",
-                           "store.root=store", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+                           "store.root=store", *args], cwd=cwd, env=paid_env(), capture_output=True, text=True,
+                          timeout=900)
 
 
 def _rows(job: Path) -> list[str]:
@@ -49,7 +38,7 @@ def _holds(result: Bill, stub: StubServer) -> None:
     no more than the calls cancelled in flight (one stopped on its way out cannot be told from one that left)."""
     assert result.sent_after_cap == 0, result
     assert result.answered_usd >= result.budget_usd and result.overshoot_usd <= result.in_flight_usd + 1e-12, result
-    most, rounding = max(map(_price, stub.answered)), 1e-5  # summary.json keeps 6 decimals
+    most, rounding = max(map(gpt5_price, stub.answered)), 1e-5  # summary.json keeps 6 decimals
     assert result.answered_usd * 0.97 <= result.recorded_usd, result
     assert result.recorded_usd <= result.answered_usd + result.abandoned_calls * most + rounding, result
 
@@ -66,8 +55,8 @@ def test_a_job_stops_at_the_budget_in_flight_and_its_rerun_finishes(tmp_path: Pa
         assert len(_rows(job)) < 6 and not (job / "summary.json").exists()
         assert "budget reached" in first.stderr and "Traceback" not in first.stderr
         if stopped["reached_at"] is not None:  # the cap (not only a conversation that no longer fitted)
-            _holds(bill(stub.answered, _price, budget, recorded(job)), stub)
-        assert stopped["spent_usd"] <= budget + stopped["stopped_in_flight"] * max(map(_price, stub.answered))
+            _holds(bill(stub.answered, gpt5_price, budget, recorded(job)), stub)
+        assert stopped["spent_usd"] <= budget + stopped["stopped_in_flight"] * max(map(gpt5_price, stub.answered))
         second = _run(tmp_path, stub, *common, "run.budget_usd=10")
     assert second.returncode == 0, second.stderr[-3000:]
     summary = json.loads((job / "summary.json").read_text())
@@ -96,7 +85,7 @@ def test_a_sweep_stops_every_job_at_its_budget_and_resumes_in_one_rerun(tmp_path
         first = _run(tmp_path, stub, f"run.budget_usd={budget}", *common)
         assert first.returncode == 3, first.stderr[-3000:]
         sweep = tmp_path / "sweep"
-        _holds(bill(stub.answered, _price, budget, recorded(sweep)), stub)
+        _holds(bill(stub.answered, gpt5_price, budget, recorded(sweep)), stub)
         jobs = [job for job in sweep.iterdir() if (job / ".hydra").exists()]
         # Every job that started either finished before the cap or was stopped by it: none ran on.
         for job in jobs:

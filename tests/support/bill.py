@@ -11,11 +11,31 @@ benchmarks/budget_cap.py.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.openai_stub import Answered
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def gpt5_price(call: Answered) -> float:
+    """What a provider bills for one answered request at gpt-5's listed price (litellm's price map)."""
+    import litellm
+
+    return sum(litellm.cost_per_token(model="gpt-5", prompt_tokens=call.prompt_tokens,
+                                      completion_tokens=call.completion_tokens))
+
+
+def paid_env() -> dict[str, str]:
+    """The environment of a paid run against the local stub: a fake OpenAI key only, litellm's bundled prices, this
+    checkout first on the path."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update({"OPENAI_API_KEY": "sk-local-stub", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                "PYTHONPATH": os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])})
+    return env
 
 
 @dataclass(frozen=True)
