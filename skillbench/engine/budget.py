@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import time
 from collections import deque
 from collections.abc import Callable
@@ -79,6 +80,7 @@ class SweepSpend:
         self.sweep_dir, self.job_dir, self.run = sweep_dir, job_dir, run
         self._running: list[Path] = []  # other processes' jobs of this run, still running
         self._ended: dict[Path, Spending] = {}  # other processes' jobs of this run that ended (their files are final)
+        self._foreign: dict[Path, int] = {}  # folders without a file of this run: its mtime (-1: none) when looked at
         self._scanned = -1.0
 
     def _local(self) -> dict[Path, BudgetGuard]:
@@ -92,11 +94,21 @@ class SweepSpend:
         self._scanned = now
         known = {*self._running, *self._ended, *local, self.job_dir}
         with contextlib.suppress(OSError):  # a folder being created or removed never stops a job
-            for job in self.sweep_dir.iterdir():
-                if job not in known and job.is_dir():
-                    found = read_spending(job)
-                    if found is not None and found.run == self.run:
-                        self._running.append(job)
+            for entry in os.scandir(self.sweep_dir):
+                job = Path(entry.path)
+                if job in known or not entry.is_dir():
+                    continue
+                try:
+                    stamp = (job / SPENDING_FILE).stat().st_mtime_ns
+                except OSError:
+                    stamp = -1  # none yet (a job not started, or started before budgets were kept)
+                if self._foreign.get(job) == stamp:
+                    continue  # another run's file, unchanged: not read again
+                found = read_spending(job) if stamp != -1 else None
+                if found is not None and found.run == self.run:
+                    self._running.append(job)
+                else:
+                    self._foreign[job] = stamp
 
     def spent(self) -> float:
         """Dollars this run's other jobs have spent (running, stopped or finished), as of now."""
@@ -132,7 +144,7 @@ class SweepSpend:
 
 class BudgetGuard:
     """Decides whether a conversation may start and a request may be sent; stops the conversations in flight at the
-    cap. ``stop_conversations`` (set by the job) cancels them and says how many were in flight."""
+    cap through ``stop_conversations`` (set by the job: it cancels them)."""
 
     def __init__(self, budget_usd: float, progress: Progress, sweep: SweepSpend | None = None) -> None:
         self.budget_usd = budget_usd
