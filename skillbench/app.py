@@ -32,6 +32,7 @@ from skillbench.engine.budget import SWEEP_RUN_ENV, SweepSpend
 from skillbench.engine.inflight import NOT_STARTED, DeferredJob, deferring
 from skillbench.engine.progress import BudgetReached, SweepPosition, abandoned_note
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
+from skillbench.models.prompt_size import scenario_tokens
 from skillbench.plan import completion
 from skillbench.plan.callback import SWEEP_JOBS_ENV, SWEEP_STARTED_ENV, end_interrupted, owned_folder
 from skillbench.plan.hydra_errors import argv_problem, sweep_note
@@ -94,7 +95,6 @@ def check_credentials(cfg: RunConfig) -> None:
 def _refuse_oversized(cfg: RunConfig, benchmark: Benchmark, chosen: list[Scenario]) -> None:
     """A scenario too big for a role's prompt cap, refused by the job itself when the preflight (which refuses it for
     every job at once, plan/sweep.py plan_jobs) was turned off."""
-    from skillbench.models.prompt_size import scenario_tokens
     from skillbench.plan.sweep import oversized_problem  # see main: the benchmark and tools code
 
     too_big = oversized_problem(cfg, benchmark, [scenario_tokens(s, benchmark.skill_of(s)) for s in chosen])

@@ -26,8 +26,9 @@ from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import SkillbenchError
 from skillbench.core.faults import exit_code, install_sigterm, stop_word, wait_for_children
 from skillbench.core.money import usd
+from skillbench.engine.budget import SWEEP_RUN_ENV
 from skillbench.plan.outcome import continue_hint, sweep_outcome
-from skillbench.report.callback import ReportCallback, build_command
+from skillbench.report.callback import ReportCallback, build_command, report_written
 from skillbench.store.finished import move_aside, refusal, run_conflict, sweep_conflict
 from skillbench.store.ownership import FolderBusy, FolderClaim, claim
 
@@ -158,8 +159,6 @@ class PlanCallback(Callback):
             max_infra_error_share=OmegaConf.select(config, "run.max_infra_error_share", default=0.5),
         )
         os.environ[SWEEP_STARTED_ENV] = str(time.time())
-        from skillbench.engine.budget import SWEEP_RUN_ENV
-
         os.environ[SWEEP_RUN_ENV] = uuid.uuid4().hex  # this run's budget files; an earlier run's are not its spend
 
     def _own(self, master: DictConfig, jobs: list[PlannedJob] | None, *, multirun: bool) -> None:
@@ -221,8 +220,6 @@ class PlanCallback(Callback):
         )
         _say(f"skillbench: {outcome.line}")
         if outcome.budget_stopped:
-            from skillbench.report.callback import build_command, report_written
-
             report = ("the report above covers the finished jobs" if report_written(sweep_dir) else
                       f"build the report over the finished jobs with: {build_command(sweep_dir)}")
             _say(f"skillbench: budget reached; finished work is kept ({report}). {continue_hint(budget=True)}")
