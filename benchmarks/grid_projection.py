@@ -216,7 +216,10 @@ def main() -> None:
             f"{check_limits[m].get('tokens_per_minute', '')}"
             for m, s in zip(models, served, strict=True) if m in check_limits
         ]
-        cores_available = available_cores()
+        # Cores free, sampled before, between and after the two measured runs: a run is predicted with the mean of the
+        # samples around it (one sample before both was the self-check's largest error on a machine whose load moved:
+        # 0.45 cores free measured, +41 % and +68 %, while runs at a steadier load were within -8 % to +15 %).
+        cores_free = [available_cores()]
         stub = subprocess.Popen(
             [
                 sys.executable,
@@ -291,6 +294,7 @@ def main() -> None:
             startup_wall, startup_cpu = run_cli(["--help"], work, env)
             import_cpu = run_python(PRELOAD, env)
             (work / "parallel").mkdir()
+            cores_free.append(available_cores())
             opened = time.monotonic()
             measured["parallel × 2"], parallel_cpu = run_cli(
                 [
@@ -305,6 +309,7 @@ def main() -> None:
                 env,
             )
             windows["parallel × 2"] = (opened, time.monotonic())
+            cores_free.append(available_cores())
         finally:
             stub.terminate()
             admitted = json.loads(stub.stdout.readline() or "{}")  # type: ignore[union-attr]
@@ -334,14 +339,15 @@ def main() -> None:
     cores = float(os.cpu_count() or 2)
     # The down-scaled runs share this machine with whatever else runs on it: predict them with the cores measured
     # free (the paper-grid layouts below assume their machines are theirs).
-    check_cores = min(cores, cores_available)
+    check_cores = {"basic": min(cores, (cores_free[0] + cores_free[1]) / 2),
+                   "parallel × 2": min(cores, (cores_free[1] + cores_free[2]) / 2)}
     predicted = {
         "basic": simulate(
             sample_shapes,
             costs,
             nodes=1,
             workers_per_node=1,
-            cores_per_node=check_cores,
+            cores_per_node=check_cores["basic"],
             process_per_job=False,
             stub_cpu_per_call_s=stub_cpu_per_call_s,
             rate_limits=check_limits,
@@ -352,7 +358,7 @@ def main() -> None:
             costs,
             nodes=1,
             workers_per_node=2,
-            cores_per_node=check_cores,
+            cores_per_node=check_cores["parallel × 2"],
             process_per_job=False,
             stub_cpu_per_call_s=stub_cpu_per_call_s,
             rate_limits=check_limits,
@@ -364,7 +370,8 @@ def main() -> None:
         f"down-scaled grid: {len(SAMPLE_AGENTS)} agents × {len(SAMPLE_JUDGES)} judges × {options.scenarios} scenarios "
         f"of benchmark=full, stub latencies = assumed × {options.time_scale:g}, stub rate limits = assumed × "
         f"{options.limit_scale:g} ({limits_text}),"
-        f" this machine ({cores:g} cores, {cores_available:.2f} of them free when measured, load average "
+        f" this machine ({cores:g} cores, {' / '.join(f'{c:.2f}' for c in cores_free)} of them free before, between "
+        f"and after the two runs, load average "
         f"{os.getloadavg()[0]:.2f})"
     )
     print(
@@ -376,7 +383,8 @@ def main() -> None:
         f"basic {cpu:.1f} s, parallel × 2 {parallel_cpu:.1f} s"
     )
     check_bound = rate_limit_bound(sample_shapes, check_limits)
-    unlimited = {name: simulate(sample_shapes, costs, nodes=1, workers_per_node=workers, cores_per_node=check_cores,
+    unlimited = {name: simulate(sample_shapes, costs, nodes=1, workers_per_node=workers,
+                                cores_per_node=check_cores[name],
                                 process_per_job=False, stub_cpu_per_call_s=stub_cpu_per_call_s)
                  for name, workers in (("basic", 1), ("parallel × 2", 2))}
     print(f"the stub's rate limits alone take {check_bound:.1f} s of the down-scaled grid (the most loaded endpoint)")

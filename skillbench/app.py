@@ -19,6 +19,8 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from skillbench.benchmark import load_benchmark, select_scenarios
+from skillbench.benchmark.loader import Benchmark
+from skillbench.benchmark.schema import Scenario
 from skillbench.config import RunConfig, validate_config
 from skillbench.config.origin import ConfigOrigin
 from skillbench.config.secrets import argument_credentials
@@ -26,8 +28,9 @@ from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import BenchmarkDataError, ConfigError, SkillbenchError
 from skillbench.core.faults import Terminated, exit_code, install_sigterm, stop_word, storage_problem
 from skillbench.core.money import usd
+from skillbench.engine.budget import SWEEP_RUN_ENV, SweepSpend
 from skillbench.engine.inflight import NOT_STARTED, DeferredJob, deferring
-from skillbench.engine.progress import BudgetReached, SweepPosition
+from skillbench.engine.progress import BudgetReached, SweepPosition, abandoned_note
 from skillbench.engine.results import JOB_ERROR_FILE, SUMMARY_FILE, JobSummary
 from skillbench.models.prompt_size import scenario_tokens
 from skillbench.plan import completion
@@ -43,8 +46,6 @@ from skillbench.plan.outcome import (
     job_benchmark_errors,
     job_failure,
     job_unscored,
-    sweep_budget_stopped,
-    sweep_spent_usd,
 )
 from skillbench.plan.secret_guard import APP_CONFIG_NAME, APP_CONFIG_PATH, credential_problem
 from skillbench.store import write_json_atomic
@@ -91,6 +92,16 @@ def check_credentials(cfg: RunConfig) -> None:
         )
 
 
+def _refuse_oversized(cfg: RunConfig, benchmark: Benchmark, chosen: list[Scenario]) -> None:
+    """A scenario too big for a role's prompt cap, refused by the job itself when the preflight (which refuses it for
+    every job at once, plan/sweep.py plan_jobs) was turned off."""
+    from skillbench.plan.sweep import oversized_problem  # see main: the benchmark and tools code
+
+    too_big = oversized_problem(cfg, benchmark, [scenario_tokens(s, benchmark.skill_of(s)) for s in chosen])
+    if too_big:
+        raise ConfigError(too_big)
+
+
 @hydra.main(version_base="1.3", config_path=APP_CONFIG_PATH, config_name=APP_CONFIG_NAME)
 def main(cfg: DictConfig) -> float | None:
     # Imported here, not at the top: `--help` and refused configs never load the engine (litellm, the MCP SDK...).
@@ -113,12 +124,8 @@ def main(cfg: DictConfig) -> float | None:
         # Load and select the scenarios up front: a malformed data file is refused like a bad config.
         benchmark = load_benchmark(run_cfg.benchmark.source)
         chosen = select_scenarios(benchmark, run_cfg.benchmark)
-        # A scenario too big for a role's prompt cap is refused here too (the preflight may be off).
-        from skillbench.plan.sweep import oversized_problem  # see main: the benchmark and tools code
-
-        too_big = oversized_problem(run_cfg, benchmark, [scenario_tokens(s, benchmark.skill_of(s)) for s in chosen])
-        if too_big:
-            raise ConfigError(too_big)
+        if not run_cfg.run.preflight:  # the preflight measured every selection once, before the first job
+            _refuse_oversized(run_cfg, benchmark, chosen)
     except (ConfigError, BenchmarkDataError) as exc:
         for handler in logging.getLogger().handlers:
             handler.close()
@@ -133,12 +140,12 @@ def main(cfg: DictConfig) -> float | None:
     if deferring():  # hydra/launcher=inflight: it runs this job's core beside the sweep's other jobs
         return DeferredJob(  # type: ignore[return-value]
             start=started.start, conclude=started.conclude,
-            core=lambda spent: run_job_async(run_cfg, job_dir, label, sweep, spent),
+            core=lambda sweep_spend: run_job_async(run_cfg, job_dir, label, sweep, sweep_spend),
             abandon=lambda: _remove_hydra_leftovers(job_dir, multirun=False))
-    spent_elsewhere = started.start()
-    if spent_elsewhere is NOT_STARTED:
+    sweep_spend = started.start()
+    if sweep_spend is NOT_STARTED:
         return None
-    return started.conclude(lambda: run_job(run_cfg, job_dir, label, sweep, spent_elsewhere,
+    return started.conclude(lambda: run_job(run_cfg, job_dir, label, sweep, sweep_spend,
                                             on_signal=started.mark_terminated, last_words=started.forced_exit))
 
 
@@ -157,22 +164,18 @@ class _JobStart:
     _marker_early: bool = field(default=False, repr=False)
 
     def start(self) -> Any:
-        """What the sweep's other jobs spend (a callable, or None without a budget), or NOT_STARTED: the sweep's
-        budget is spent (or a job stopped for it), and this job leaves no folder."""
+        """The rest of this run of the sweep, whose spend counts against the budget (None without a budget), or
+        NOT_STARTED: this run has spent the budget (or the budget stopped one of its jobs), and this job leaves no
+        folder. Only this run's spend counts: what an earlier run of the sweep left in its folders is not read."""
         budget, job_dir = self.run_cfg.run.budget_usd, self.job_dir
         if budget is None or not self.multirun:
             return None
-
-        def spent_elsewhere() -> float:  # finished, stopped, and running side by side (parallel, inflight)
-            return sweep_spent_usd(job_dir.parent, exclude=job_dir)
-
-        # Spent by other jobs, or one of them stopped for it (the next conversation did not fit): this one does not
-        # start, and leaves no folder
-        if budget - spent_elsewhere() <= 0 or sweep_budget_stopped(job_dir.parent, exclude=job_dir):
+        sweep_spend = SweepSpend(job_dir.parent, job_dir, os.environ.get(SWEEP_RUN_ENV, ""))
+        if budget - sweep_spend.spent() <= 0 or sweep_spend.stopped():
             # (its log handlers stay open on the removed file: Hydra still logs the next job's start through them)
             _remove_hydra_leftovers(job_dir, multirun=False)
             return NOT_STARTED
-        return spent_elsewhere
+        return sweep_spend
 
     def mark_terminated(self) -> None:
         """The marker, written the moment SIGTERM arrives (engine/signals.py): a scheduler's SIGKILL may follow
@@ -225,7 +228,9 @@ class _JobStart:
             raise  # the sweep's own process ends the sweep: its report over what finished, the resume line
         except BudgetReached as exc:
             record = {"reason": "budget", "spent_usd": exc.spent_usd, "budget_usd": exc.budget_usd, "done": exc.done,
-                      "total": exc.total, "stopped_in_flight": exc.stopped_in_flight, "sweep_spent_usd": exc.sweep_spent_usd}
+                      "total": exc.total, "stopped_in_flight": exc.stopped_in_flight, "sweep_spent_usd": exc.sweep_spent_usd,
+                      "abandoned_calls": exc.abandoned_calls, "reached_at": exc.reached_at,
+                      "sent_after_cap": exc.sent_after_cap}
             if not multirun:
                 _stopped(job_dir, STOPPED_FILE, record, str(exc), 3, budget=True)
             # In a sweep the job returns, so Hydra goes on to the sweep's end (its summary line, its report, exit 3);
@@ -236,7 +241,7 @@ class _JobStart:
                   f"{usd(exc.sweep_spent_usd)} of {usd(budget)} ({usd(exc.spent_usd)} in this job); "
                   f"{exc.done} of {exc.total} conversations finished"
                   + (f", {exc.stopped_in_flight} in flight stopped (unfinished)" if exc.stopped_in_flight else "")
-                  + f"; {rows} finished row(s) kept in {job_dir}; "
+                  + abandoned_note(exc.abandoned_calls) + f"; {rows} finished row(s) kept in {job_dir}; "
                   "the rest of the sweep does not start.", file=sys.stderr, flush=True)
             return None
         except ConfigError as exc:  # a configuration mistake found only mid-run (a program's unknown model name)

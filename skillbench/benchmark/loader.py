@@ -25,6 +25,7 @@ from skillbench.benchmark.schema import (
 from skillbench.benchmark.state import replay_actions
 from skillbench.benchmark.tool_code import code_tool_specs, load_tool_module
 from skillbench.benchmark.version import content_version
+from skillbench.core.canonical import canonical_json
 from skillbench.core.errors import (
     BenchmarkCodeError,
     BenchmarkDataError,
@@ -69,9 +70,19 @@ class Benchmark:
     scenarios: list[Scenario]
     files: dict[str, Path] = field(default_factory=dict)  # record id → the file it came from
     version: str = ""  # content hash of tools/, skills/ and scenarios/ (skillbench.benchmark.version)
+    # id(record) -> (the record, its canonical JSON); the record is held so that its id is never another's
+    _canonical: dict[int, tuple[BaseModel, str]] = field(default_factory=dict, repr=False, compare=False)
 
     def skill_of(self, scenario: Scenario) -> Skill:
         return self.skills[scenario.skill_id]
+
+    def canonical(self, record: BaseModel) -> str:
+        """The record's JSON dump as canonical JSON (skillbench.core.canonical), encoded once per record object: every
+        rollout key of every job using this loaded benchmark takes its scenario, skill and tools from here."""
+        cached = self._canonical.get(id(record))
+        if cached is None or cached[0] is not record:
+            cached = self._canonical[id(record)] = (record, canonical_json(record.model_dump(mode="json")))
+        return cached[1]
 
     def toolkit(self, skill: Skill) -> list[ToolSpec]:
         return [self.tools[name] for name in skill.tools]

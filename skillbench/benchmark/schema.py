@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     PrivateAttr,
-    SerializerFunctionWrapHandler,
     field_validator,
-    model_serializer,
     model_validator,
 )
 
@@ -37,19 +35,16 @@ Fact = str | int | float | bool | list[Any] | dict[str, Any]
 class Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    # Fields added after the first benchmarks were published: left out of a dump while they hold their
-    # default, so the dumps (and the rollout keys hashed from them) of benchmarks that do not use them
-    # stay byte-identical.
-    _OMIT_WHEN_DEFAULT: ClassVar[tuple[str, ...]] = ()
 
-    @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data = handler(self)
-        for name in self._OMIT_WHEN_DEFAULT:
-            field = type(self).model_fields[name]
-            if name in data and getattr(self, name) == field.get_default(call_default_factory=True):
-                del data[name]
-        return data
+# Fields added after the first benchmarks were published are left out of a dump while they hold their default
+# (``exclude_if``), so the dumps, and the rollout keys hashed from them, of benchmarks that do not use them stay
+# byte-identical. Declared per field: pydantic decides in its own serializer, with no Python hook on every record.
+def _unset(value: Any) -> bool:
+    return value is None
+
+
+def _empty(value: Any) -> bool:
+    return not value
 
 
 class ToolEffect(Record):
@@ -87,10 +82,10 @@ class ToolSpec(Record):
     reads: list[str] = Field(default_factory=list, description="Environment collections this tool reads.")
     writes: list[str] = Field(default_factory=list, description="Environment collections this tool changes.")
     code_version: str | None = Field(
-        None, description="code tools: hash of the module that implements it (set at load), so a changed function changes every key."
+        None, exclude_if=_unset,
+        description="code tools: hash of the module that implements it (set at load), so a changed function changes every key.",
     )
 
-    _OMIT_WHEN_DEFAULT = ("code_version",)
     # The Python function of a code tool (set by the loader); None for declarative effects.
     _implementation: Callable[..., Any] | None = PrivateAttr(None)
 
@@ -149,15 +144,13 @@ class StepAlternative(Record):
     )
     collects: list[str] = Field(default_factory=list, description="Facts the agent must obtain from the caller this way.")
     when: dict[str, ConditionValue | list[ConditionValue]] = Field(
-        default_factory=dict,
+        default_factory=dict, exclude_if=_empty,
         description=(
             "Record field → the value (or list of values, any of which) it must have for this way to apply: the "
             "latest value an earlier tool of the conversation returned for that field (the record the request is "
             "about), compared as strings. Empty: the way always applies."
         ),
     )
-
-    _OMIT_WHEN_DEFAULT = ("when",)
 
     @model_validator(mode="after")
     def _says_something(self) -> StepAlternative:
@@ -190,14 +183,12 @@ class WorkflowStep(Record):
     collects: list[str] = Field(default_factory=list, description="Facts the agent must obtain from the caller.")
     required: bool = Field(True, description="False for steps that only apply in some conversations.")
     alternatives: list[StepAlternative] = Field(
-        default_factory=list,
+        default_factory=list, exclude_if=_empty,
         description=(
             "Other ways to complete the step (e.g. verify by e-mail, or by name and zip code): the step is done "
             "when its own tools, or one alternative's, succeed with the facts that way collects."
         ),
     )
-
-    _OMIT_WHEN_DEFAULT = ("alternatives",)
 
     def ways(self) -> list[StepAlternative]:
         """Every way to complete the step, its own tools and collects first (when it has either)."""
@@ -278,14 +269,12 @@ class GoldAction(Record):
         description="The arguments that decide the effect (free text the agent composes may be left out).",
     )
     refused: RefusalKind | None = Field(
-        None,
+        None, exclude_if=_unset,
         description=(
             "The error kind this call is expected to be refused with (a correct conversation asks, the system says "
             "no, nothing changes); replayed at load, which stops if it is not refused that way. None: it must succeed."
         ),
     )
-
-    _OMIT_WHEN_DEFAULT = ("refused",)
 
 
 class CallerRequest(Record):
@@ -320,21 +309,20 @@ class Scenario(Record):
     expected_outcome: ExpectedOutcome = "success"
     tool_failures: dict[str, int] = Field(default_factory=dict, description="Tool → its first N calls fail (tool_failure path).")
     requests: list[CallerRequest] = Field(
-        default_factory=list,
+        default_factory=list, exclude_if=_empty,
         description=(
             "Several requests in one conversation, handled one after another, each with its own facts "
             "(cancel order A, then return items of order B). Empty: the objective is the one request."
         ),
     )
     gold_actions: list[GoldAction] | None = Field(
-        None,
+        None, exclude_if=_unset,
         description=(
             "The writes a correct conversation makes, in order. The expected end state is these replayed on "
             "initial_state through the same tools; [] means nothing may change; null: not given."
         ),
     )
 
-    _OMIT_WHEN_DEFAULT = ("requests", "gold_actions")
     # Set by the loader when gold_actions are given: the expected end state and the fields it ignores.
     _gold: GoldBasis | None = PrivateAttr(None)
 
@@ -380,6 +368,10 @@ class StateComparison(Record):
         if self.decimals is not None and self.scalars != "json":
             raise ValueError("decimals applies to numbers compared as numbers: set scalars: json too")
         return self
+
+
+def _default_comparison(value: StateComparison) -> bool:
+    return value == StateComparison()  # the manifest's, once per benchmark: not on a hot path
 
 
 class GoldBasis(BaseModel):
@@ -428,8 +420,6 @@ class BenchmarkManifest(Record):
         ),
     )
     comparison: StateComparison = Field(
-        default_factory=StateComparison,
+        default_factory=StateComparison, exclude_if=_default_comparison,
         description="How the whole-state verdict compares values (strings or JSON types, list order, Unicode).",
     )
-
-    _OMIT_WHEN_DEFAULT = ("comparison",)

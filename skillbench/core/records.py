@@ -216,10 +216,16 @@ class Usage(Record):
     completion_tokens: int = 0
     cost_usd: float = 0.0
     latency_s: float = Field(0.0, description="Sum of call latencies.")
+    abandoned_calls: int = Field(
+        0, exclude_if=lambda value: not value,  # written only when set: every usage stored before reads the same
+        description="Requests sent, then cancelled before their reply was read (a budget stop, Ctrl-C): a provider "
+                    "bills them, so their tokens and cost are counted, estimated from the request's size.",
+    )
 
     def add(self, other: Usage) -> Usage:
         return Usage(
             calls=self.calls + other.calls,
+            abandoned_calls=self.abandoned_calls + other.abandoned_calls,
             failed_attempts=self.failed_attempts + other.failed_attempts,
             retries=self.retries + other.retries,
             cache_hits=self.cache_hits + other.cache_hits,

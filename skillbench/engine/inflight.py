@@ -49,8 +49,8 @@ def deferred_jobs() -> Iterator[None]:
 class DeferredJob:
     """A validated job whose core has not run: the app's halves around the engine's ``run_job_async``."""
 
-    start: Callable[[], Any]  # spent_elsewhere for the core, or NOT_STARTED
-    core: Callable[[Any], Coroutine[Any, Any, Any]]  # spent_elsewhere -> the job's summary
+    start: Callable[[], Any]  # the sweep's spend for the core (engine/budget.py SweepSpend), or NOT_STARTED
+    core: Callable[[Any], Coroutine[Any, Any, Any]]  # that spend -> the job's summary
     conclude: Callable[[Callable[[], Any]], Any]  # outcome -> the task function's return value
     abandon: Callable[[], None]  # never started (the sweep was interrupted first): remove its Hydra files
     log_handlers: list[logging.Handler] = field(default_factory=list)  # its console and skillbench.log
@@ -91,12 +91,12 @@ def run_deferred(jobs: Sequence[DeferredJob], max_in_flight: int) -> list[Any]:
         job = jobs[index]
         async with slots:
             _current_job.set(index)
-            spent_elsewhere = job.start()
+            sweep_spend = job.start()
             started.add(index)
-            if spent_elsewhere is NOT_STARTED:
+            if sweep_spend is NOT_STARTED:
                 return
             try:
-                summary = await job.core(spent_elsewhere)
+                summary = await job.core(sweep_spend)
             except asyncio.CancelledError:
                 interrupted.append(index)
                 raise

@@ -18,12 +18,13 @@ from skillbench.benchmark.loader import Benchmark, load_benchmark
 from skillbench.benchmark.schema import Scenario
 from skillbench.benchmark.selection import select_scenarios
 from skillbench.config.schema import RunConfig
+from skillbench.core.canonical import canonical_array, canonical_json
 from skillbench.core.collector import rare_collections
 from skillbench.core.errors import BenchmarkCodeError, ConfigError, InfrastructureError
 from skillbench.core.faults import storage_problem
 from skillbench.core.guest import watch_the_loop
 from skillbench.core.records import Rollout, RuleCheck, Usage
-from skillbench.engine.budget import BudgetGuard
+from skillbench.engine.budget import BudgetGuard, SweepSpend
 from skillbench.engine.progress import BudgetReached, Progress, SweepPosition
 from skillbench.engine.results import (
     CONFIG_FILE,
@@ -36,8 +37,9 @@ from skillbench.engine.results import (
 from skillbench.engine.signals import run_until_signal
 from skillbench.engine.summary import role_max_tokens, summarize, trial_population_of
 from skillbench.engine.trials import trial_seed
-from skillbench.evaluation import judge_transcript, run_rule_checks, verdict_key
+from skillbench.evaluation import VerdictKeys, judge_transcript, run_rule_checks
 from skillbench.evaluation.records import Verdict
+from skillbench.models.call_path import SEND_GATE
 from skillbench.models.client import ClientPool, ModelClient
 from skillbench.models.lazy import LazyClient
 from skillbench.models.ledger import recording
@@ -48,34 +50,49 @@ from skillbench.prompts.tool_result import TOOL_RESULT_PROMPT_VERSION
 from skillbench.rollout.orchestrator import AgentLimits, RolloutParams, run_rollout
 from skillbench.store import (
     ArtifactStore,
-    content_hash,
     result_settings,
     write_json_atomic,
     write_text_atomic,
 )
+from skillbench.store.keys import encoded_hash
 
 log = logging.getLogger("skillbench.job")
 TRACEBACKS_DIR = "tracebacks"  # in a job folder: the traceback of each row that guest code ended
 
 
-def rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario, trial: int = 0) -> str:
-    """Agent + user simulator + mock + scenario content + seed + prompt versions (+ the trial index after the
-    first: trial 0 keeps the key a job without trials has). Never the judge or pass rule."""
-    skill = benchmark.skill_of(scenario)
-    settings = result_settings(cfg)
-    return content_hash(
-        {
-            **({"trial": trial} if trial else {}),
-            "agent": settings["agent"],
-            "user_sim": settings["user_sim"],
-            "mock": settings["mock"],
-            "scenario": scenario.model_dump(mode="json"),
-            "skill": skill.model_dump(mode="json"),
-            "tools": [tool.model_dump(mode="json") for tool in benchmark.toolkit(skill)],
-            **settings["run"],
+class RolloutKeys:
+    """The rollout keys of one job's config: agent + user simulator + mock + scenario content + seed + prompt versions
+    (+ the trial index after the first: trial 0 keeps the key a job without trials has); never the judge or pass rule.
+
+    The config's part is encoded once here, each scenario's, skill's and tool's once per loaded benchmark
+    (``Benchmark.canonical``): a key is then a join and a SHA-256, the same bytes as hashing the whole
+    (``store.keys.encoded_hash``), so the keys of earlier runs hold."""
+
+    def __init__(self, cfg: RunConfig, benchmark: Benchmark) -> None:
+        settings = result_settings(cfg)
+        self.benchmark = benchmark
+        self._config = {name: canonical_json(value) for name, value in {
+            "agent": settings["agent"], "user_sim": settings["user_sim"], "mock": settings["mock"], **settings["run"],
             "prompts": [AGENT_PROMPT_VERSION, USER_PROMPT_VERSION, TOOL_RESULT_PROMPT_VERSION],
+        }.items()}
+
+    def key(self, scenario: Scenario, trial: int = 0) -> str:
+        benchmark = self.benchmark
+        skill = benchmark.skill_of(scenario)
+        members = {
+            **self._config,
+            "scenario": benchmark.canonical(scenario),
+            "skill": benchmark.canonical(skill),
+            "tools": canonical_array(benchmark.canonical(tool) for tool in benchmark.toolkit(skill)),
         }
-    )
+        if trial:
+            members["trial"] = canonical_json(trial)
+        return encoded_hash(members)
+
+
+def rollout_key(cfg: RunConfig, benchmark: Benchmark, scenario: Scenario, trial: int = 0) -> str:
+    """One rollout key (:class:`RolloutKeys`; a job keeps one of those for all of its keys)."""
+    return RolloutKeys(cfg, benchmark).key(scenario, trial)
 
 
 @dataclass
@@ -90,13 +107,23 @@ class JobContext:
     conversations_had: int = 0  # had or reused, not infrastructure or benchmark errors (agent_failed_every_try)
     _rollout_keys: dict[tuple[str, int], str] = field(default_factory=dict)
     _trial_params: dict[int, RolloutParams] = field(default_factory=dict)
+    _keys: RolloutKeys | None = None
+    _verdict_keys: VerdictKeys | None = None
 
     def rollout_key(self, scenario: Scenario, trial: int = 0) -> str:
-        """:func:`rollout_key` under this job's config, hashed once per scenario and trial."""
+        """The rollout key of a scenario and trial under this job's config, hashed once per scenario and trial."""
         key = self._rollout_keys.get((scenario.id, trial))
         if key is None:
-            key = self._rollout_keys[(scenario.id, trial)] = rollout_key(self.cfg, self.benchmark, scenario, trial)
+            if self._keys is None:
+                self._keys = RolloutKeys(self.cfg, self.benchmark)
+            key = self._rollout_keys[(scenario.id, trial)] = self._keys.key(scenario, trial)
         return key
+
+    def verdict_key(self, prompt: str) -> str:
+        """The verdict key of this job's judge on ``prompt`` (the judge's part encoded once per job)."""
+        if self._verdict_keys is None:
+            self._verdict_keys = VerdictKeys(self.cfg.judge)
+        return self._verdict_keys.key(prompt)
 
     def trial_params(self, trial: int) -> RolloutParams:
         """The rollout parameters of one trial: trial 0 is the job's own; another trial's agent, user simulator
@@ -250,7 +277,7 @@ def placeholder_rollout(ctx: JobContext, scenario: Scenario, key: str, usage: di
 
 async def obtain_verdict(ctx: JobContext, prompt: str, rollout: Rollout) -> tuple[Verdict, bool]:
     """The stored verdict of ``ctx.cfg.judge`` on ``prompt``, or a new one (stored unless the endpoint failed)."""
-    key = verdict_key(ctx.cfg.judge, prompt)
+    key = ctx.verdict_key(prompt)
 
     async def produce() -> Verdict:
         earlier = ctx.store.get("verdicts", key, Verdict)  # a stored judge error: its attempts are carried on
@@ -343,14 +370,14 @@ def _row(ctx: JobContext, scenario: Scenario, trial: int, rollout: Rollout, chec
 
 async def run_job_async(
     cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None,
-    spent_elsewhere: Callable[[], float] | None = None,
+    sweep_spend: SweepSpend | None = None,
 ) -> JobSummary:
     """Run every selected scenario; rows are appended as they finish, the summary is written last.
 
-    ``spent_elsewhere``: what the sweep's other jobs have spent so far (finished or running), counted against
-    ``run.budget_usd`` with this job's own spend (engine/budget.py)."""
+    ``sweep_spend``: the rest of this run of the job's sweep, whose spend counts against ``run.budget_usd`` with this
+    job's own (engine/budget.py)."""
     started_at, started = datetime.now(UTC), time.perf_counter()
-    run = _JobRun.prepare(cfg, job_dir, label, sweep, spent_elsewhere)
+    run = _JobRun.prepare(cfg, job_dir, label, sweep, sweep_spend)
     rows = await run.have_every_conversation()
     summary = run.conclude(rows, started_at, time.perf_counter() - started)
     _log_done(summary, run.ctx, job_dir, rows)
@@ -370,7 +397,7 @@ class _JobRun:
 
     @classmethod
     def prepare(cls, cfg: RunConfig, job_dir: Path, label: str, sweep: SweepPosition | None,
-                spent_elsewhere: Callable[[], float] | None) -> _JobRun:
+                sweep_spend: SweepSpend | None) -> _JobRun:
         """Load and select the scenarios, write config.json, build the clients, say what runs."""
         cfg = with_program_identity(cfg)  # config.json and every rollout key name the program's source
         benchmark = load_benchmark(cfg.benchmark.source)
@@ -383,7 +410,7 @@ class _JobRun:
                            job_dir=job_dir)
         guard = None
         if cfg.run.budget_usd is not None:
-            guard = BudgetGuard(cfg.run.budget_usd, ctx.progress, job_dir, spent_elsewhere)
+            guard = BudgetGuard(cfg.run.budget_usd, ctx.progress, sweep_spend)
             ctx.progress.on_observe = guard.observed
         _log_start(cfg, len(scenarios))
         return cls(cfg=cfg, job_dir=job_dir, units=units, ctx=ctx, guard=guard)
@@ -404,7 +431,7 @@ class _JobRun:
                 await self._run_all(slots, results_path)
         finally:
             if guard is not None:
-                guard.close()
+                guard.close(finished_all=len(self.rows) == len(self.units))
             reporter.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reporter
@@ -417,14 +444,22 @@ class _JobRun:
         """Every conversation at once, within the slots; each row appended to results.jsonl as it finishes."""
         guard = self.guard
         with results_path.open("w", encoding="utf-8") as sink, rare_collections():
-            conversations = [asyncio.ensure_future(self._one(slots, scenario, trial, sink))
-                             for scenario, trial in self.units]
-            stopper = asyncio.ensure_future(_stop_at_cap(guard, conversations)) if guard is not None else None
+            # With a budget, no request leaves once it is reached (the gate), and the guard stops every conversation
+            # at once (it cancels them from inside the check that found the cap, before any of them runs again).
+            gate = SEND_GATE.set(guard.may_send) if guard is not None else None
+            try:
+                conversations = [asyncio.ensure_future(self._one(slots, scenario, trial, sink))
+                                 for scenario, trial in self.units]
+            finally:
+                if gate is not None:
+                    SEND_GATE.reset(gate)
+            if guard is not None:
+                guard.stop_conversations = lambda: _cancel(conversations)
             try:
                 await _all_or_first_failure(conversations, budgeted=guard is not None)
             finally:
-                if stopper is not None:
-                    stopper.cancel()
+                if guard is not None:
+                    guard.stop_conversations = None
             await flush_background_logging()  # this job's own share of litellm's work, not the next job's
 
     async def _one(self, slots: asyncio.Semaphore, scenario: Scenario, trial: int, sink: TextIO) -> None:
@@ -466,7 +501,9 @@ class _JobRun:
             guard = self.guard
             assert guard is not None
             raise BudgetReached(self.ctx.progress.cost_usd, guard.budget_usd, len(ordered), len(self.units),
-                                stopped_in_flight=guard.stopped_in_flight, sweep_spent_usd=guard.spent())
+                                stopped_in_flight=guard.stopped_in_flight, sweep_spent_usd=guard.spent(),
+                                abandoned_calls=sum(u.abandoned_calls for u in self.ctx.progress.live.values()),
+                                reached_at=guard.reached_at, sent_after_cap=guard.sent_after_cap())
         summary = summarize(ordered, self.cfg, started=started_at, wall_time_s=wall_time_s,
                             benchmark_version=self.ctx.benchmark.version)
         summary = summary.model_copy(update={"rate_limits": self.ctx.rollout_params.clients.endpoint_stats()})
@@ -483,12 +520,18 @@ async def _all_or_first_failure(conversations: list[asyncio.Future[None]], *, bu
             if not conversation.cancelled() and conversation.exception() is not None:
                 raise conversation.exception()  # type: ignore[misc]
     except BaseException:
-        # A call cancelled before its provider coroutine started says so as it is collected: noise here.
-        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
-        for conversation in conversations:
-            conversation.cancel()
+        _cancel(conversations)
         await asyncio.gather(*conversations, return_exceptions=True)
         raise
+
+
+def _cancel(conversations: list[asyncio.Future[None]]) -> None:
+    """Cancel every conversation still running (each is collected by whoever awaits it)."""
+    # A call cancelled before its provider coroutine started says so as it is collected: noise here.
+    warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+    for conversation in conversations:
+        if not conversation.done():
+            conversation.cancel()
 
 
 def _log_start(cfg: RunConfig, scenarios: int) -> None:
@@ -541,19 +584,6 @@ def _log_done(summary: JobSummary, ctx: JobContext, job_dir: Path, rows: list[Re
                      endpoint["limit"], endpoint["ceiling"])
 
 
-async def _stop_at_cap(guard: BudgetGuard, conversations: list[asyncio.Future[None]]) -> None:
-    """At the budget, cancel every conversation still running: unfinished, nothing of it stored, redone on rerun."""
-    await guard.reached.wait()
-    running = [c for c in conversations if not c.done()]
-    guard.stopped_in_flight = guard.in_flight
-    if guard.in_flight:
-        log.warning("budget reached: stopping %d conversation(s) in flight (unfinished; the rerun does them)",
-                    guard.in_flight)
-    warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
-    for conversation in running:
-        conversation.cancel()
-
-
 def _cut_line(cut: dict[str, int]) -> str:
     return ", ".join(f"{role} {count}" for role, count in cut.items()) if cut else "0"
 
@@ -563,10 +593,10 @@ def _pct(value: float | None) -> str:
 
 
 def run_job(cfg: RunConfig, job_dir: Path, label: str = "", sweep: SweepPosition | None = None,
-            spent_elsewhere: Callable[[], float] | None = None,
+            sweep_spend: SweepSpend | None = None,
             on_signal: Callable[[], None] | None = None,
             last_words: Callable[[], None] | None = None) -> JobSummary:
     """SIGTERM ends it as Ctrl-C does; ``on_signal`` (the job's marker) runs as SIGTERM arrives, ``last_words`` (the
     marker and the line) before a forced exit when guest code keeps the job from stopping (engine/signals.py)."""
-    return run_until_signal(run_job_async(cfg, job_dir, label, sweep, spent_elsewhere), on_signal=on_signal,
+    return run_until_signal(run_job_async(cfg, job_dir, label, sweep, sweep_spend), on_signal=on_signal,
                             last_words=last_words)

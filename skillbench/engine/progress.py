@@ -32,13 +32,25 @@ class BudgetReached(SkillbenchError):
     """The job (or its sweep) spent ``run.budget_usd``; finished rows are kept, the rest did not start."""
 
     def __init__(self, spent_usd: float, budget_usd: float, done: int, total: int, *, stopped_in_flight: int = 0,
-                 sweep_spent_usd: float | None = None) -> None:
+                 sweep_spent_usd: float | None = None, abandoned_calls: int = 0, reached_at: float | None = None,
+                 sent_after_cap: int = 0) -> None:
         stopped = f"; {stopped_in_flight} in flight stopped (unfinished)" if stopped_in_flight else ""
         super().__init__(f"budget reached: {usd(spent_usd)} spent of {usd(budget_usd)}; {done} of {total} "
-                         f"conversations finished{stopped}")
+                         f"conversations finished{stopped}{abandoned_note(abandoned_calls)}")
         self.spent_usd, self.budget_usd, self.done, self.total = spent_usd, budget_usd, done, total
         self.stopped_in_flight = stopped_in_flight
         self.sweep_spent_usd = spent_usd if sweep_spent_usd is None else sweep_spent_usd
+        self.abandoned_calls = abandoned_calls  # requests cancelled in flight, counted at their estimated price
+        self.reached_at = reached_at  # epoch seconds (None: the next conversation did not fit)
+        self.sent_after_cap = sent_after_cap  # requests sent after another process's job of the sweep found the cap
+
+
+def abandoned_note(calls: int) -> str:
+    """'; 3 requests cancelled in flight are counted (a provider bills them: priced from their size)'."""
+    if not calls:
+        return ""
+    return (f"; {calls} request(s) cancelled in flight are counted in the spend (a provider bills them; priced from "
+            "their size)")
 
 
 @dataclass(frozen=True)

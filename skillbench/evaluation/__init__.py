@@ -10,7 +10,7 @@ from skillbench.evaluation.checks import (
     rule_checks_version,
     run_rule_checks,
 )
-from skillbench.evaluation.judge import aggregate, judge_transcript, parse_scores, verdict_key
+from skillbench.evaluation.judge import VerdictKeys, aggregate, judge_transcript, parse_scores, verdict_key
 from skillbench.evaluation.pass_rule import apply_pass_rule, rule_based_pass
 from skillbench.evaluation.records import PassDecision, Verdict
 
@@ -23,6 +23,7 @@ __all__ = [
     "PassDecision",
     "RuleCheck",
     "Verdict",
+    "VerdictKeys",
     "aggregate",
     "apply_pass_rule",
     "judge_transcript",

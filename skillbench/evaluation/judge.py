@@ -8,6 +8,7 @@ from statistics import median
 from typing import Any
 
 from skillbench.config.schema import JudgeConfig
+from skillbench.core.canonical import canonical_json
 from skillbench.core.errors import InfrastructureError, ModelOutputError
 from skillbench.core.records import Usage
 from skillbench.core.rubric import DIMENSION_NAMES, JudgeScores
@@ -21,21 +22,27 @@ from skillbench.evaluation.records import (
 from skillbench.models.client import ModelClient
 from skillbench.prompts.judge import JUDGE_PROMPT_VERSION, VerdictParseError, parse_scores, parse_verdict
 from skillbench.prompts.verdict import REASON_WORDS, reask_instruction
-from skillbench.store.keys import content_hash, judge_settings, model_identity
+from skillbench.store.keys import encoded_hash, judge_settings, model_identity
 
-__all__ = ["aggregate", "judge_transcript", "parse_scores", "verdict_key"]
+__all__ = ["VerdictKeys", "aggregate", "judge_transcript", "parse_scores", "verdict_key"]
+
+
+class VerdictKeys:
+    """The verdict keys of one judge config: judge config + rubric version + the rendered prompt (which holds the
+    transcript and its context). The judge's part is encoded once; a key is then the prompt's and a SHA-256."""
+
+    def __init__(self, judge: JudgeConfig) -> None:
+        self._judge = {name: canonical_json(value) for name, value in {
+            "judge": model_identity(judge), **judge_settings(judge), "prompt_version": JUDGE_PROMPT_VERSION,
+        }.items()}
+
+    def key(self, prompt: str) -> str:
+        return encoded_hash({**self._judge, "prompt": canonical_json(prompt)})
 
 
 def verdict_key(judge: JudgeConfig, prompt: str) -> str:
-    """Judge config + rubric version + the rendered prompt (which holds the transcript and its context)."""
-    return content_hash(
-        {
-            "judge": model_identity(judge),
-            **judge_settings(judge),
-            "prompt_version": JUDGE_PROMPT_VERSION,
-            "prompt": prompt,
-        }
-    )
+    """One verdict key (:class:`VerdictKeys`; a job keeps one of those for all of its keys)."""
+    return VerdictKeys(judge).key(prompt)
 
 
 def aggregate(samples: list[JudgeScores]) -> JudgeScores:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import ContextVar
 from types import ModuleType
@@ -26,6 +27,15 @@ the thread hand-off: Vertex AI refreshes tokens and Bedrock walks its credential
 # True from the moment a call asks for an inline set-up until its set-up has been submitted (see acompletion).
 _SET_UP_INLINE: ContextVar[bool] = ContextVar("skillbench_litellm_set_up_inline", default=False)
 _LOOPS: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()  # loops with the executor below
+
+SEND_GATE: ContextVar[Callable[[], bool] | None] = ContextVar("skillbench_send_gate", default=None)
+"""Asked in the sending task right before each request goes to litellm: False stops it (:class:`NotSent`). The engine
+sets it for a job with a budget (engine/budget.py), so that no request leaves once the budget is reached."""
+
+
+class NotSent(asyncio.CancelledError):
+    """A request stopped before it was sent (its job's budget was reached): nothing reached the provider. A
+    cancellation, as the budget's stop of the conversation in flight is."""
 
 
 class InlineSetUpExecutor(ThreadPoolExecutor):
@@ -57,6 +67,9 @@ def inline_set_up(litellm: ModuleType, model: str, api_base: str | None = None) 
 
 async def acompletion(litellm: ModuleType, *, inline: bool, **kwargs: Any) -> Any:
     """``litellm.acompletion(**kwargs)``; with ``inline``, its synchronous set-up runs on this thread."""
+    gate = SEND_GATE.get()
+    if gate is not None and not gate():
+        raise NotSent("the budget was reached before this request was sent")
     if not inline:
         return await litellm.acompletion(**kwargs)
     loop = asyncio.get_running_loop()

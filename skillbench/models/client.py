@@ -17,7 +17,7 @@ from typing import Any
 from skillbench.config.schema import ModelConfig
 from skillbench.core.errors import CONFIG_ERROR_PREFIX, THROTTLED_MARK, InfrastructureError, ModelOutputError
 from skillbench.core.records import ServedBy, ToolCall, Usage
-from skillbench.models.call_path import acompletion, inline_set_up
+from skillbench.models.call_path import NotSent, acompletion, inline_set_up
 from skillbench.models.ledger import note_reply
 from skillbench.models.limit_scope import limit_scope
 from skillbench.models.limiter import (
@@ -231,6 +231,7 @@ class ModelClient:
         self.stats = stats
         self.seed = seed
         self.on_usage = on_usage
+        self._replies = (0, 0)  # replies read and their completion tokens: how long an abandoned reply likely was
         self._litellm = get_litellm()
         ensure_provider(cfg.model, self._litellm)
         self._inline_set_up = inline_set_up(self._litellm, cfg.model, cfg.api_base)
@@ -327,8 +328,9 @@ class ModelClient:
                 throttled = isinstance(exc, Exception) and is_throttled(exc)
                 self._release(ticket, "throttled" if throttled else "failed", time.perf_counter() - started,
                               read_hints(error_headers(exc)) if throttled else Hints())
-                if not isinstance(exc, Exception):
-                    raise  # cancelled (a budget stop, Ctrl-C): the slot is back, nothing else to do
+                if not isinstance(exc, Exception):  # cancelled (a budget stop, Ctrl-C): the slot is back
+                    self._count_abandoned(exc, call.tokens)
+                    raise
                 await self._before_retry(call, exc, throttled, time.perf_counter() - started, messages)
                 continue
             latency = time.perf_counter() - started
@@ -397,6 +399,7 @@ class ModelClient:
             latency_s=latency,
         )
         self._observe(answered)
+        self._replies = (self._replies[0] + 1, self._replies[1] + answered.completion_tokens)
         finish = getattr(choices[0], "finish_reason", None) if choices else None
         common: dict[str, Any] = {
             "usage": spent.add(answered), "finish_reason": str(finish) if finish else None,
@@ -439,6 +442,29 @@ class ModelClient:
             self.limiter.release(ticket, outcome, latency_s, hints, extra_tokens)
         else:
             self.limiter.release()
+
+    def _count_abandoned(self, exc: BaseException, prompt: int) -> None:
+        """A request cancelled after it was sent, before its reply was read (a budget stop, Ctrl-C): the provider
+        generates and bills it all the same, so it is counted as an abandoned call at an estimate: its ``prompt``
+        tokens from the request's size (characters / 4, :func:`prompt_tokens`), its reply as long as this client's
+        replies so far, at the model's prices. A request stopped before it was sent (:class:`NotSent`) costs
+        nothing."""
+        if isinstance(exc, NotSent) or not isinstance(exc, asyncio.CancelledError):
+            return
+        replies, reply_tokens = self._replies
+        completion = round(reply_tokens / replies) if replies else 0
+        cost = 0.0
+        if not self.cfg.simulated:
+            params = self.cfg.params
+            custom = ({"input_cost_per_token": params["input_cost_per_token"],
+                       "output_cost_per_token": params.get("output_cost_per_token") or 0.0}
+                      if params.get("input_cost_per_token") is not None else None)
+            try:
+                cost = sum(self._litellm.cost_per_token(model=self.cfg.model, prompt_tokens=prompt,
+                                                        completion_tokens=completion, custom_cost_per_token=custom))
+            except Exception:  # a model litellm cannot price counts $0, as its answered calls do
+                cost = 0.0
+        self._observe(Usage(abandoned_calls=1, prompt_tokens=prompt, completion_tokens=completion, cost_usd=cost))
 
     def _observe(self, usage: Usage) -> None:
         if self.on_usage is not None:

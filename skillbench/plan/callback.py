@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -25,8 +26,9 @@ from skillbench.config.secrets import refusal as secrets_refusal
 from skillbench.core.errors import SkillbenchError
 from skillbench.core.faults import exit_code, install_sigterm, stop_word, wait_for_children
 from skillbench.core.money import usd
+from skillbench.engine.budget import SWEEP_RUN_ENV
 from skillbench.plan.outcome import continue_hint, sweep_outcome
-from skillbench.report.callback import ReportCallback
+from skillbench.report.callback import ReportCallback, build_command, report_written
 from skillbench.store.finished import move_aside, refusal, run_conflict, sweep_conflict
 from skillbench.store.ownership import FolderBusy, FolderClaim, claim
 
@@ -99,20 +101,35 @@ def owned_folder() -> str | None:
 
 def end_interrupted(exc: KeyboardInterrupt) -> NoReturn:
     """Ctrl-C or SIGTERM reached the sweep's (or run's) own process: wait for the workers to keep their finished rows,
-    write the sweep's report over what finished, print how it ended and the command that continues it, exit 130/143."""
-    wait_for_children()
+    write the sweep's report over what finished, print how it ended and the command that continues it, exit 130/143.
+    Whatever happens meanwhile (the report cannot be built in this process, another Ctrl-C), it ends in lines that
+    say what is kept and the commands that build the report and continue: never a traceback."""
     sweep_dir = _ACTIVE_SWEEP.get("dir")
-    if sweep_dir is not None and Path(sweep_dir).is_dir():
-        if _ACTIVE_SWEEP.get("report", True):
-            ReportCallback()._build(Path(sweep_dir))
-        outcome = sweep_outcome(Path(sweep_dir), float(_ACTIVE_SWEEP.get("max_infra_error_share", 0.5)),
-                                planned=int(os.environ.get(SWEEP_JOBS_ENV) or 0))
-        _say(f"skillbench: {outcome.line}")
-        _say(f"skillbench: sweep {stop_word(exc)}; finished work is kept (the report covers the finished jobs). "
-             f"{continue_hint(budget=False)}")
-    else:
-        _say(f"skillbench: {stop_word(exc)} before any job finished; nothing was lost. {continue_hint(budget=False)}")
+    try:
+        _end_interrupted(exc, sweep_dir)
+    except KeyboardInterrupt:  # interrupted again while ending: say what is kept, at once
+        report = ""
+        if sweep_dir is not None and _ACTIVE_SWEEP.get("report", True):
+            report = f" Build its report with: {build_command(Path(sweep_dir))}."
+        _say(f"skillbench: {stop_word(exc)}; finished work is kept.{report} {continue_hint(budget=False)}")
     sys.exit(exit_code(exc))
+
+
+def _end_interrupted(exc: KeyboardInterrupt, sweep_dir: str | None) -> None:
+    """The interrupted end's lines: the sweep's report when it can be built here, else the command that builds it."""
+    wait_for_children()
+    if sweep_dir is None or not Path(sweep_dir).is_dir():
+        _say(f"skillbench: {stop_word(exc)} before any job finished; nothing was lost. {continue_hint(budget=False)}")
+        return
+    kept = "finished work is kept"
+    if _ACTIVE_SWEEP.get("report", True):
+        written = ReportCallback()._build(Path(sweep_dir))
+        kept += (" (the report covers the finished jobs)" if written
+                 else f"; build the report over the finished jobs with: {build_command(Path(sweep_dir))}")
+    outcome = sweep_outcome(Path(sweep_dir), float(_ACTIVE_SWEEP.get("max_infra_error_share", 0.5)),
+                            planned=int(os.environ.get(SWEEP_JOBS_ENV) or 0))
+    _say(f"skillbench: {outcome.line}")
+    _say(f"skillbench: sweep {stop_word(exc)}; {kept}. {continue_hint(budget=False)}")
 
 
 class PlanCallback(Callback):
@@ -142,6 +159,7 @@ class PlanCallback(Callback):
             max_infra_error_share=OmegaConf.select(config, "run.max_infra_error_share", default=0.5),
         )
         os.environ[SWEEP_STARTED_ENV] = str(time.time())
+        os.environ[SWEEP_RUN_ENV] = uuid.uuid4().hex  # this run's budget files; an earlier run's are not its spend
 
     def _own(self, master: DictConfig, jobs: list[PlannedJob] | None, *, multirun: bool) -> None:
         """Own the run's or sweep's folder before Hydra writes into it: refused (one line, exit 2, nothing written)
@@ -202,8 +220,9 @@ class PlanCallback(Callback):
         )
         _say(f"skillbench: {outcome.line}")
         if outcome.budget_stopped:
-            _say("skillbench: budget reached; finished work is kept (the report above covers the finished jobs). "
-                 f"{continue_hint(budget=True)}")
+            report = ("the report above covers the finished jobs" if report_written(sweep_dir) else
+                      f"build the report over the finished jobs with: {build_command(sweep_dir)}")
+            _say(f"skillbench: budget reached; finished work is kept ({report}). {continue_hint(budget=True)}")
         if outcome.exit_code:
             sys.exit(outcome.exit_code)
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from skillbench.core.money import usd
-from skillbench.engine.budget import read_spending
 
 INTERRUPTED_FILE = "interrupted.json"  # Ctrl-C: finished rows kept, rerun resumes
 UNSCORED_EXIT = 5  # a finished run with rows that have no verdict: its rerun fills them in
@@ -106,29 +105,6 @@ def job_unscored(summary: dict[str, Any]) -> str | None:
     return (f"{infra + judge} of {scenarios} conversations unscored ({', '.join(w for w in why if w)}"
             + (f"; rate-limited: {throttled} requests refused, {waited:.0f}s waited for the providers' limits"
                if throttled or waited >= 1 else "") + ")")
-
-
-def sweep_spent_usd(sweep_dir: Path, exclude: Path | None = None) -> float:
-    """Dollars the sweep's other jobs spent, finished or stopped (for a sweep-wide budget)."""
-    spent = 0.0
-    if not sweep_dir.is_dir():
-        return spent
-    for job in sweep_dir.iterdir():
-        if job == exclude or not job.is_dir():
-            continue
-        summary = _read(job / "summary.json")
-        stopped = _read(job / STOPPED_FILE)
-        running = read_spending(job) if summary is None and stopped is None else None  # a job still running
-        spent += float((summary or {}).get("cost_usd") or (stopped or {}).get("spent_usd") or running or 0.0)
-    return spent
-
-
-def sweep_budget_stopped(sweep_dir: Path, exclude: Path | None = None) -> bool:
-    """Whether a job of the sweep was stopped by the budget (the jobs after it do not start)."""
-    if not sweep_dir.is_dir():
-        return False
-    return any((_read(job / STOPPED_FILE) or {}).get("reason") == "budget"
-               for job in sweep_dir.iterdir() if job != exclude and job.is_dir())
 
 
 def resume_command() -> str:

@@ -15,6 +15,7 @@ errors; jobs that failed anyway (no summary.json) show up in the report as unfin
 from __future__ import annotations
 
 import logging
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -76,13 +77,19 @@ class ReportCallback(Callback):
         if self.on_single_run:
             self._build(self._dir(config, "hydra.run.dir"))
 
-    def _build(self, folder: Path | None) -> None:
+    def _build(self, folder: Path | None) -> bool:
+        """Write the report into ``folder``; whether it was written (``report_written`` says it later). A failure is
+        one log line with the command that builds it by hand, never raised: the sweep's results are safe on disk
+        whatever broke the report (an import a signal interrupted leaves pandas unusable in this process: its
+        numpy cannot load twice). A signal while it is built is raised, for the sweep's interrupted end."""
         if not self.enabled or folder is None:
-            return
-        from skillbench.report.write import make_report  # pandas, matplotlib: only when a report is due
-
+            return False
         start = time.perf_counter()
+        _WRITTEN[str(folder)] = False
         try:
+            # Inside the guard: a signal may cut this import (pandas, matplotlib), which can then not be redone here.
+            from skillbench.report.write import make_report  # heavy imports only when a report is due
+
             _write_panels(folder)
             report, written = make_report(
                 [folder],
@@ -91,9 +98,10 @@ class ReportCallback(Callback):
                 transcripts=self.transcripts,
                 **({"draws": self.draws} if self.draws is not None else {}),
             )
-        except Exception as exc:  # the sweep's results are safe on disk; the report can be rebuilt by hand
-            log.error("report for %s failed: %s. Rebuild it with: skillbench report %s", folder, exc, folder)
-            return
+        except Exception as exc:
+            log.error("report for %s failed: %s. Build it with: %s", folder, one_line(exc), build_command(folder))
+            return False
+        _WRITTEN[str(folder)] = True
         missing = [c for c in report.cells if c.status in {"missing", "unfinished", "unreadable"}]
         log.info(
             "report written to %s in %.1f s (%d finished job(s)%s)",
@@ -105,6 +113,27 @@ class ReportCallback(Callback):
         if "html" in written:
             log.info("open %s", written["html"])
         _log_trials(report)
+        return True
+
+
+# Sweep folder -> whether this process wrote its report at the sweep's end (the end's last lines say so, or not).
+_WRITTEN: dict[str, bool] = {}
+
+
+def report_written(folder: Path) -> bool:
+    """Whether this process wrote ``folder``'s report at the sweep's end."""
+    return _WRITTEN.get(str(folder), False)
+
+
+def build_command(folder: Path) -> str:
+    """The command that builds a sweep's report by hand."""
+    return f"skillbench report {shlex.quote(str(folder))}"
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: its type and the first line of its message."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def _write_panels(folder: Path) -> None:

@@ -7,11 +7,12 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
+
+from skillbench.core.canonical import canonical_json, canonical_object
 
 # Before the mock config became one class per response mode, every mode's dump had these two fields.
 # Filling them in keeps the rollout keys (and so the stored rollouts) of earlier runs valid.
@@ -29,11 +30,20 @@ _RUN_FIELDS = ("seed", "max_turns")
 
 
 def content_hash(obj: Any) -> str:
-    """SHA-256 of JSON-able content with sorted keys."""
+    """SHA-256 of JSON-able content's canonical JSON (sorted keys; skillbench.core.canonical)."""
     if isinstance(obj, BaseModel):
         obj = obj.model_dump(mode="json")
-    blob = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return _sha256(canonical_json(obj))
+
+
+def encoded_hash(members: Mapping[str, str]) -> str:
+    """:func:`content_hash` of an object whose members' canonical JSON is given (encoded once, hashed many times):
+    the same key as hashing the object of their values."""
+    return _sha256(canonical_object(members))
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _dump(value: BaseModel | Mapping[str, Any]) -> Mapping[str, Any]:

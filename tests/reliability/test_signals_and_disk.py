@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from skillbench.engine.results import ResultRow
+from tests.conftest import REPO
 from tests.reliability.harness import rows_written, skillbench, skillbench_lines, start, wait_for
 
 TERMINATED = 143
@@ -81,6 +82,30 @@ def test_sigterm_mid_sweep(tmp_path: Path, launcher: str) -> None:
     rerun = skillbench(tmp_path, *args)
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert len(list(sweep.glob("*/summary.json"))) == 2
+
+
+# Where a SIGTERM at a sweep's end breaks the report's import for the rest of the process (pandas 3 today: importing
+# it again fails, as numpy did in the review), and where the import is simply redone.
+@pytest.mark.parametrize("module", ["pandas._libs.tslibs.timezones", "numpy.version"], ids=["broken", "redone"])
+def test_sigterm_as_the_sweeps_end_imports_its_report_ends_in_lines_never_a_traceback(tmp_path: Path,
+                                                                                       module: str) -> None:
+    sweep = tmp_path / "sweep"
+    args = ["agent=sim_careful,sim_sloppy", "judge=sim_balanced", "benchmark=smoke", "benchmark.limit=2",
+            f"store.root={tmp_path / 'store'}", f"hydra.sweep.dir={sweep}", "-m"]
+    ended = skillbench(tmp_path, module, *args, module="tests.support.sigterm_on_import",
+                       env={"PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])})
+    assert f"sigterm-on-import: {module}" in ended.stderr  # the signal landed inside the report's import
+    assert ended.returncode == TERMINATED, ended.stderr[-3000:]
+    assert "Traceback" not in ended.stderr
+    last = skillbench_lines(ended.stderr)[-1]
+    assert last.startswith("skillbench: sweep terminated (SIGTERM); finished work is kept") and "by rerunning" in last
+    if (sweep / "report" / "report.json").exists():  # built again after the signal
+        assert "(the report covers the finished jobs)" in last
+    else:  # never claimed: the command that builds it instead, and that command works
+        assert "the report covers" not in ended.stderr and f"with: skillbench report {sweep}" in last
+        built = skillbench(tmp_path, "report", str(sweep), "--quiet", module="skillbench.cli")
+        assert built.returncode == 0 and (sweep / "report" / "report.json").exists(), built.stderr[-2000:]
+    assert len(list(sweep.glob("*/summary.json"))) == 2  # both jobs had finished: nothing lost
 
 
 @contextlib.contextmanager

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -175,10 +176,36 @@ class PromptCache:
         return {"prompt_tokens": prompt_tokens, "cached_tokens": cached if cached >= self.MINIMUM_TOKENS else 0}
 
 
+@dataclass(frozen=True)
+class Answered:
+    """One request the stub answered (a 200 with a reply): when it came in and when its reply went out (time.time()),
+    and the usage the reply reported: what a provider bills, whether or not the client read the reply."""
+
+    model: str
+    role: str
+    received: float
+    replied: float
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def sized_usage(body: dict[str, Any], message: dict[str, Any] | None) -> dict[str, int]:
+    """Usage as a provider counts it, roughly: the prompt (tool list and messages, as sent) and the reply at ~4
+    characters a token, so a request's size says what it costs (``sized_usage=True``)."""
+    prompt = max(1, len(PromptCache.prompt_text(body)) // PromptCache.CHARS_PER_TOKEN)
+    completion = max(1, len(json.dumps(message)) // PromptCache.CHARS_PER_TOKEN) if message else 0
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
 class StubHTTPServer(ThreadingHTTPServer):
     # The listen backlog is fixed when the socket opens; the default of 5 drops connections under load.
     request_queue_size = 1024
     daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # the client went away (a cancelled call): as a real server
+            return
+        super().handle_error(request, client_address)
 
 
 class JsonHandler(BaseHTTPRequestHandler):
@@ -208,8 +235,10 @@ class StubServer:
                  port: int = 0, faults: FaultPlan | None = None, models: tuple[str, ...] = ("stub",),
                  prompt_cache: bool = False, model_latency_s: dict[str, float] | None = None,
                  fingerprint: str | None = None, served_model: str | None = None,
-                 props: dict[str, Any] | None = None) -> None:
+                 props: dict[str, Any] | None = None, sized: bool = False) -> None:
         self.script = script
+        self.sized = sized  # usage from the request's and reply's size (sized_usage), not the fixed 11 + 7
+        self.answered: list[Answered] = []  # every reply sent, with its timing and usage
         self.props = props  # what GET /props answers, as llama.cpp's server does (None: 404, as other servers)
         self.fingerprint = fingerprint  # the replies' system_fingerprint (llama.cpp: its build), when set
         self.served_model = served_model  # the replies' "model" (a server reports its own id), else the request's
@@ -247,6 +276,7 @@ class StubServer:
                         stub.in_flight -= 1
 
             def _answer(self) -> None:
+                received = time.time()
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with stub._lock:
@@ -282,7 +312,9 @@ class StubServer:
                             finish = message.pop(FINISH_REASON_KEY)
                         choices = [{"index": 0, "message": message, "finish_reason": finish}] if message else []
                         usage: dict[str, Any] = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
-                        if prompt is not None:
+                        if stub.sized:
+                            usage = sized_usage(body, message)
+                        elif prompt is not None:
                             completion = max(1, len(json.dumps(message)) // PromptCache.CHARS_PER_TOKEN) if message else 0
                             usage = {"prompt_tokens": prompt["prompt_tokens"], "completion_tokens": completion,
                                      "total_tokens": prompt["prompt_tokens"] + completion,
@@ -298,6 +330,10 @@ class StubServer:
                                 **({"system_fingerprint": stub.fingerprint} if stub.fingerprint else {}),
                             }
                         ).encode()
+                        answered = Answered(str(body.get("model", "")), request_role(body), received, time.time(),
+                                            usage["prompt_tokens"], usage["completion_tokens"])
+                        with stub._lock:
+                            stub.answered.append(answered)
                 self.send_json(status, payload, headers)
 
         self._server = StubHTTPServer(("127.0.0.1", port), Handler)
