@@ -12,7 +12,7 @@ import pytest
 
 from skillbench.engine.results import ResultRow
 from skillbench.report import make_report
-from skillbench.report.figures.groups import worse_p, worse_p_many
+from skillbench.report.figures.groups import worse_p_many
 from skillbench.report.stats import holm
 
 from .conftest import PATHS, write_sweep
@@ -58,8 +58,20 @@ def test_path_breakdown_flags_the_path_an_agent_fails(sweep: Path, tmp_path: Pat
 def test_the_test_and_its_correction() -> None:
     assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
     assert holm([0.5, 0.001]) == pytest.approx([0.5, 0.002])
-    assert worse_p(0, 10, 50, 50) < 1e-6 and worse_p(10, 10, 0, 50) == pytest.approx(1.0)
-    assert worse_p(0, 0, 5, 5) == 1.0
-    cases = [(0, 10, 50, 50), (3, 10, 40, 50), (7, 9, 2, 30), (5, 5, 0, 0), (0, 0, 3, 4), (12, 30, 60, 90)]
+    rng = np.random.default_rng(0)
+    drawn = [(int(rng.integers(0, n + 1)), n, int(rng.integers(0, m + 1)), m)
+             for n, m in rng.integers(1, 500, size=(200, 2))]
+    cases = [(0, 10, 50, 50), (3, 10, 40, 50), (7, 9, 2, 30), (5, 5, 0, 0), (0, 0, 3, 4), (12, 30, 60, 90),
+             (10, 10, 0, 50), (250, 500, 499, 500), *drawn]
     many = worse_p_many(*(np.array(column, dtype=float) for column in zip(*cases, strict=True)))
-    assert many == pytest.approx([worse_p(*case) for case in cases])  # the vectorised test is Fisher's
+    assert many == pytest.approx([_fisher_less(*case) for case in cases], rel=1e-9, abs=1e-300)
+    assert many[0] < 1e-6 and many[6] == pytest.approx(1.0) and many[4] == many[3] == 1.0
+
+
+def _fisher_less(passes: int, n: int, rest_passes: int, rest_n: int) -> float:
+    """The reference: scipy's one-sided Fisher exact test (1.0 when either side is empty)."""
+    from scipy.stats import fisher_exact
+
+    if n == 0 or rest_n == 0:
+        return 1.0
+    return float(fisher_exact([[passes, n - passes], [rest_passes, rest_n - rest_passes]], alternative="less").pvalue)
