@@ -53,7 +53,14 @@ from omegaconf import OmegaConf, open_dict, read_write
 
 from hydra_plugins.skillbench_plugins._launch import job_config, job_folder
 from skillbench.core.faults import Terminated, exit_code, install_sigterm, stop_word
-from skillbench.core.scheduler import FORGOTTEN, TaskState, accounting_states, array_id, queue_states
+from skillbench.core.scheduler import (
+    FORGOTTEN,
+    TaskState,
+    accounting_states,
+    array_id,
+    own_job_id,
+    queue_states,
+)
 
 log = logging.getLogger(__name__)
 
@@ -185,7 +192,9 @@ class SlurmLauncher(SubmititSlurmLauncher):
     def _requeue(self) -> bool:
         """Requeue this task (after SIGUSR2) while it has resubmissions left; whether it was requeued."""
         restarts = int(os.environ.get("SLURM_RESTART_COUNT") or 0)
-        job_id = os.environ.get("SLURM_JOB_ID")
+        # This task by its array's id and its index ("12_3"): one task of an array runs under the array's own job id
+        # (SLURM_JOB_ID), and `scontrol requeue <that id>` requeues every task of the array, stopping them all.
+        job_id = own_job_id()
         if not job_id or not self._resubmissions_left():
             return False
         try:

@@ -230,14 +230,22 @@ def test_a_task_requeued_or_told_its_time_limit_is_near_resumes_from_the_store_w
         cluster: SlurmCluster, tmp_path: Path) -> None:
     # Two independent faults in one sweep, one a task, each injected once its job has rows, each ending with SLURM
     # running the task again:
-    # - task 0: `scontrol requeue`, as preemption with PreemptMode=REQUEUE does (SIGTERM, then back to the queue);
-    # - task 1: SIGUSR2, what --signal=USR2@<signal_delay_s> sends before the time limit (sent here by scancel
-    #   --signal): with a resubmission allowed (max_num_timeout=1) the job stops cleanly and the task requeues itself.
+    # - `scontrol requeue`, as preemption with PreemptMode=REQUEUE does (SIGTERM, then back to the queue);
+    # - SIGUSR2, what --signal=USR2@<signal_delay_s> sends before the time limit (sent here by scancel --signal): with
+    #   a resubmission allowed (max_num_timeout=1) the job stops cleanly and the task requeues itself.
+    # SIGUSR2 goes to the task that runs under the array's own job id: it once requeued itself by that id, which
+    # requeued every task of the array, so the other task here was requeued twice.
     args = _args(tmp_path, *TWO_JOBS, *SLOW, "hydra.launcher.max_num_timeout=1", *NO_REPORT)
     proc = _launch(cluster, tmp_path, args)
     sweep = tmp_path / "sweep"
-    preempted, warned = (t["task"] for t in _tasks(sweep))
-    faults = {0: ("scontrol", "requeue", preempted), 1: ("scancel", "--signal=USR2", warned)}
+    tasks = [t["task"] for t in _tasks(sweep)]
+    array = tasks[0].split("_")[0]
+    cluster.wait_until(lambda: all(_running(cluster, task) for task in tasks), "both tasks to run")
+    job_ids = dict(line.split("|") for line in cluster.run(
+        "squeue", "--noheader", "--array", f"--jobs={array}", "--format=%i|%A").split())
+    [warned] = [job for job, task in enumerate(tasks) if job_ids[task] == array]
+    preempted = 1 - warned
+    faults = {preempted: ("scontrol", "requeue", tasks[preempted]), warned: ("scancel", "--signal=USR2", tasks[warned])}
     before: dict[int, set[tuple]] = {}
     deadline = time.monotonic() + 300
     while len(before) < len(faults):
@@ -252,15 +260,15 @@ def test_a_task_requeued_or_told_its_time_limit_is_near_resumes_from_the_store_w
     code, err = _finish(proc)
     assert code == 0, err[-4000:]
     records = {t["job"]: t for t in _tasks(sweep)}
-    for job, task in ((0, preempted), (1, warned)):
+    for job, task in enumerate(tasks):
         assert f"job #{job} (SLURM task {task}) was requeued" in err
-        assert (records[job]["requeued"], records[job]["outcome"]) == (1, "finished")
+        assert (records[job]["requeued"], records[job]["outcome"]) == (1, "finished"), records[job]  # once each
         assert "Restarts=1" in cluster.run("scontrol", "show", "job", task)
         job_dir = sweep / records[job]["folder"]
         _complete(job_dir, before[job])
         summary = json.loads((job_dir / "summary.json").read_text())
         assert summary["usage"]["judge"]["calls"] <= SCENARIOS - len(before[job])  # resumed from the store, not redone
-    log = (sweep / records[1]["log"]).read_text()
+    log = (sweep / records[warned]["log"]).read_text()
     assert "stopped: its SLURM time limit is near (SIGUSR2)" in log and "requeued (restart 1 of at most 1)" in log
     assert _stored_rollouts(tmp_path / "store") == 2 * SCENARIOS
 
