@@ -20,8 +20,9 @@ Each job of the sweep is one task of a SLURM job array (submitit), as before. Wh
   from the queue. SIGUSR2, SLURM's advance notice of the time limit (``signal_delay_s`` before it), stops the job the
   same way at once and requeues the task while it has ``max_num_timeout`` resubmissions left (the requeued task
   resumes from the store); without a resubmission left the job goes on to the limit (SIGTERM), keeping more rows.
-  submitit's own handler failed the job there with "timed-out too many times". A ``signal_delay_s`` not under half
-  the time limit is lowered to half: SIGUSR2 at a task's start would kill it before any handler is installed.
+  submitit's own handler failed the job there with "timed-out too many times". ``signal_delay_s`` is lowered where
+  SLURM could send SIGUSR2 within :data:`NOTICE_START_S` of a task's start (:func:`notice_delay_s`): before the task
+  has installed a handler, SIGUSR2's default action kills it.
 - **Ctrl-C or SIGTERM to the launching process** stops the watching, not the array: one line says so (with the
   ``squeue``, ``scancel`` and ``skillbench report`` commands), exit 130/143, no report over jobs still running.
 - **report_job=true**: the report becomes its own small SLURM job, run once the array has ended (``afterany``), and
@@ -52,21 +53,47 @@ from omegaconf import OmegaConf, open_dict, read_write
 
 from hydra_plugins.skillbench_plugins._launch import job_config, job_folder
 from skillbench.core.faults import Terminated, exit_code, install_sigterm, stop_word
-from skillbench.core.scheduler import FORGOTTEN, TaskState, accounting_states, array_id, queue_states
+from skillbench.core.scheduler import (
+    FORGOTTEN,
+    TaskState,
+    accounting_states,
+    array_id,
+    own_job_id,
+    queue_states,
+)
 
 log = logging.getLogger(__name__)
 
 TASKS_FILE = "slurm_tasks.json"
 # Reasons a pending task gives in the normal course (its turn has not come); any other is said once, as it appears.
 USUAL_WAITS = frozenset({"", "Resources", "Priority", "JobArrayTaskLimit", "BeginTime", "Dependency", "None"})
-# A task the queue says has ended: how long its result file may take to show (a shared filesystem's caches).
-RESULT_GRACE_S = 15.0
+
+
+# slurmctld checks time limits every 30 s (PERIODIC_TIMEOUT) and sends the advance notice as soon as a check finds a
+# task within signal_delay_s + 30 s of its limit: with a 1-minute limit and USR2@30 it came 16 and 29 s after the
+# start here (SLURM 22.05), up to 30 s before signal_delay_s said.
+SLURM_LIMIT_CHECK_S = 30
+# How long after its start a task may still be without its SIGUSR2 handler: its interpreter starting and the imports
+# of unpickling its job (3-7 s on the test node at load 4-7; more on a node busier than that).
+NOTICE_START_S = 30
+
+
+def notice_delay_s(limit_s: int, delay_s: int) -> int:
+    """The ``signal_delay_s`` to ask SLURM for: the user's, lowered so that the advance notice cannot come within
+    about :data:`NOTICE_START_S` of the task's start; at least 1 (SLURM sends no notice at all for 0). With a limit
+    of a minute: 1, the notice at the check 29-59 s after the start."""
+    if not limit_s or delay_s <= 0:
+        return delay_s
+    return max(1, min(delay_s, limit_s - SLURM_LIMIT_CHECK_S - NOTICE_START_S))
 
 
 @dataclass
 class SkillbenchSlurmConf(SlurmQueueConf):
     _target_: str = "hydra_plugins.skillbench_plugins._slurm.SlurmLauncher"
     poll_s: float = 5.0  # how often the launching process asks squeue about its tasks
+    # A task the queue says has ended without a result yet: how long its result file may take to show (a shared
+    # filesystem's caches) before its folder is taken to say how it ended
+    result_grace_s: float = 15.0
     # true: submit the report as its own SLURM job that runs once the array has ended, and return at once
     report_job: bool = False
     report_mem_gb: int = 4
@@ -129,10 +156,11 @@ def _relative(path: Path, sweep_dir: Path) -> str:
 
 
 class SlurmLauncher(SubmititSlurmLauncher):
-    def __init__(self, poll_s: float = 5.0, report_job: bool = False, report_mem_gb: int = 4,
-                 report_timeout_min: int = 60, **params: Any) -> None:
+    def __init__(self, poll_s: float = 5.0, result_grace_s: float = 15.0, report_job: bool = False,
+                 report_mem_gb: int = 4, report_timeout_min: int = 60, **params: Any) -> None:
         super().__init__(**params)  # every other field is submitit's (hydra-submitit-launcher's SlurmQueueConf)
         self.poll_s = poll_s
+        self.result_grace_s = result_grace_s
         self.report_job = report_job
         self.report_mem_gb = report_mem_gb
         self.report_timeout_min = report_timeout_min
@@ -164,7 +192,9 @@ class SlurmLauncher(SubmititSlurmLauncher):
     def _requeue(self) -> bool:
         """Requeue this task (after SIGUSR2) while it has resubmissions left; whether it was requeued."""
         restarts = int(os.environ.get("SLURM_RESTART_COUNT") or 0)
-        job_id = os.environ.get("SLURM_JOB_ID")
+        # This task by its array's id and its index ("12_3"): one task of an array runs under the array's own job id
+        # (SLURM_JOB_ID), and `scontrol requeue <that id>` requeues every task of the array, stopping them all.
+        job_id = own_job_id()
         if not job_id or not self._resubmissions_left():
             return False
         try:
@@ -228,12 +258,13 @@ class SlurmLauncher(SubmititSlurmLauncher):
         from hydra_plugins.hydra_submitit_launcher.config import BaseQueueConf
 
         params = dict(self.params)
-        limit_s = int(params.get("timeout_min") or 0) * 60
-        if limit_s and int(params.get("signal_delay_s") or 0) >= limit_s // 2:
-            # SIGUSR2 that early would reach a task while it starts, before any handler (its default action kills).
-            log.info("signal_delay_s %s is not under half the time limit (%d s): SIGUSR2 is sent %d s before it",
-                     params.get("signal_delay_s"), limit_s, limit_s // 2)
-            params["signal_delay_s"] = limit_s // 2
+        limit_s, asked_s = int(params.get("timeout_min") or 0) * 60, int(params.get("signal_delay_s") or 0)
+        delay_s = notice_delay_s(limit_s, asked_s)
+        if delay_s != asked_s:
+            # SIGUSR2 that early could reach a task while it starts, before any handler (its default action kills).
+            log.info("signal_delay_s %d would let SLURM's advance notice reach a task in its first %d s (time limit "
+                     "%d s): SIGUSR2 is asked for %d s before the limit", asked_s, NOTICE_START_S, limit_s, delay_s)
+            params["signal_delay_s"] = delay_s
         executor = submitit.AutoExecutor(cluster="slurm", folder=params.pop("submitit_folder"),
                                          slurm_max_num_timeout=params.pop("max_num_timeout"))
         base = set(OmegaConf.structured(BaseQueueConf).keys())
@@ -306,7 +337,7 @@ class SlurmLauncher(SubmititSlurmLauncher):
             folder.chmod(folder.stat().st_mode)
         if Path(task.job.paths.result_pickle).exists():
             return True
-        return task.ended_at is not None and now - task.ended_at >= RESULT_GRACE_S
+        return task.ended_at is not None and now - task.ended_at >= self.result_grace_s
 
     def _conclude(self, task: _Task, sweep_dir: Path) -> None:
         """A task has ended: its job's result if it wrote one, else its folder records why; one line says which."""
@@ -444,4 +475,4 @@ class SlurmLauncher(SubmititSlurmLauncher):
         return done.stdout.strip().split(";")[0]
 
 
-__all__ = ["TASKS_FILE", "SkillbenchSlurmConf", "SlurmLauncher", "TaskRecord", "TimeLimitNear"]
+__all__ = ["TASKS_FILE", "SkillbenchSlurmConf", "SlurmLauncher", "TaskRecord", "TimeLimitNear", "notice_delay_s"]

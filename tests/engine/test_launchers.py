@@ -85,6 +85,21 @@ def test_slurm_preset_composes(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(cfg.hydra.sweeper.params.agent.split(",")) * len(cfg.hydra.sweeper.params.judge.split(",")) == 85
 
 
+def test_slurms_advance_notice_is_never_asked_for_within_a_tasks_start_up() -> None:
+    # slurmctld sends --signal=USR2@<d> as soon as its 30-s time-limit check finds a task within d + 30 s of its limit
+    # (measured on the test cluster: docs/cluster.md); a task still starting has no handler, and SIGUSR2 kills it.
+    _needs_submitit()
+    from hydra_plugins.skillbench_plugins._slurm import NOTICE_START_S, SLURM_LIMIT_CHECK_S, notice_delay_s
+
+    assert notice_delay_s(240 * 60, 120) == 120 and notice_delay_s(0, 120) == 120  # the preset's; no limit
+    assert notice_delay_s(60, 30) == 1 and notice_delay_s(120, 120) == 60
+    for limit_min in (1, 2, 3, 10):
+        for asked in (1, 30, 60, 90, 120, 600):
+            delay = notice_delay_s(limit_min * 60, asked)
+            assert 1 <= delay <= asked  # 0 would be no notice at all
+            assert limit_min * 60 - delay - SLURM_LIMIT_CHECK_S >= NOTICE_START_S - 1  # its earliest, after the start
+
+
 def test_parallel_preset_forks_warm_workers_that_split_shared_conversations(tmp_path: Path) -> None:
     # Two judges per agent run at once in two forked workers: they share each agent's conversations, which are
     # made once (the stored rollouts' calls are all the agent calls the jobs made), and the report is written.

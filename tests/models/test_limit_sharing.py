@@ -16,7 +16,15 @@ from typing import Any
 import pytest
 
 from skillbench.models.client import ClientPool
-from skillbench.models.limit_share import LEASE_S, Ask, fair_slots, read_state, share, sync_shared
+from skillbench.models.limit_share import (
+    LEASE_S,
+    Ask,
+    fair_slots,
+    member_name,
+    read_state,
+    share,
+    sync_shared,
+)
 from skillbench.models.limiter import LIMITERS
 from tests.conftest import compose_config
 from tests.support.openai_stub import text_reply
@@ -74,6 +82,28 @@ def test_a_process_that_stops_renewing_is_forgotten_after_the_lease() -> None:
     later = share(state, "alive", Ask(ceiling=8, want=8, in_flight=0), now=LEASE_S + 0.1)
     assert (later.slots, later.rate_share, later.members) == (8, 1.0, 1)
     assert later.requests_per_minute == 600  # what the dead process learned from the provider stays
+
+
+def test_members_on_other_hosts_hold_their_share_by_lease_whatever_their_pid(tmp_path: Path) -> None:
+    # Array tasks on several nodes share one lease file. A member is kept while it renews, whatever its pid means on
+    # the host reading the file: here one names this very process's pid, another a pid no process here has (an
+    # earlier design kept in-flight counts per pid and dropped those whose pid was not alive on the reading host, so
+    # each node ignored the other nodes' calls).
+    path = tmp_path / ".limits" / "scope.json"
+    same_pid, no_such_pid, here = f"node-a:{os.getpid()}:n1", "node-b:4194999:n2", member_name("n3")
+    grants = {}
+    for step in range(4):  # a few renewal rounds: the shares settle
+        for number, member in enumerate((same_pid, no_such_pid, here)):
+            grants[member] = sync_shared(path, member, Ask(ceiling=12, want=6, in_flight=0),
+                                         now=100.0 + step * 0.25 + number * 0.01)
+    assert {member: (grant.slots, grant.members) for member, grant in grants.items()} == {
+        same_pid: (4, 3), no_such_pid: (4, 3), here: (4, 3)}
+    assert grants[here].rate_share == pytest.approx(1 / 3, abs=1e-6)
+    slots, rate = _held(read_state(path))
+    assert slots == 12 and rate <= 1.0 + 1e-9
+    # Once the other nodes stop renewing (their tasks ended, or their node died), their shares lapse after the lease.
+    later = sync_shared(path, here, Ask(ceiling=12, want=6, in_flight=0), now=101.0 + LEASE_S)
+    assert (later.slots, later.rate_share, later.members) == (12, 1.0, 1)
 
 
 def _renew_many(path: str, rounds: int) -> None:

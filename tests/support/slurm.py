@@ -8,7 +8,10 @@ cluster; every SLURM command of the tests (and of skillbench in their subprocess
 
 Timings differ from a production cluster's defaults on purpose, to keep the fault tests short: ``KillWait=5`` (30 s
 by default: SIGTERM to SIGKILL), ``SlurmdTimeout=10`` (300 s: how long a silent node stays up), ``cred_expire=10``
-(120 s: how long a requeued job waits before it may start again). docs/cluster.md gives both.
+(120 s: how long a requeued job waits before it may start again), ``sched_interval=1`` (60 s: how often the main
+scheduler looks at every pending job; a requeued task whose hold has passed, or one on a resumed node, waited up to
+a minute for it), ``bf_interval=1`` (30 s: the backfill scheduler's) and ``batch_sched_delay=0`` (3 s: how long a
+submitted batch job may wait for the scheduler). docs/cluster.md gives both.
 
 ``unavailable()`` says why it cannot run here (not root, packages missing); the tests skip with that reason.
 """
@@ -224,6 +227,7 @@ def _config(root: Path, node: str, cpus: int, memory_mb: int) -> str:
         "MailProg=/bin/true",
         "ReturnToService=2",
         f"KillWait={KILL_WAIT_S}",
+        "SchedulerParameters=sched_interval=1,bf_interval=1,batch_sched_delay=0",
         "SlurmdTimeout=10",
         "InactiveLimit=0",
         f"NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN",
