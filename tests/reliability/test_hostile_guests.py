@@ -171,6 +171,16 @@ def test_a_program_blocking_the_event_loop_is_interrupted_at_its_reply_limit_and
     assert spun["termination_detail"].startswith("agent: the agent program blocked the event loop for more than 2s")
 
 
+def _spinning(tmp_path: Path, programs: dict[str, str]) -> tuple[subprocess.Popen[str], Path]:
+    """A run whose first conversation has its row and whose second one's program spins (blocks the event loop)."""
+    run = tmp_path / "run"
+    job = start(tmp_path, *TWO_SKILLS, "agent.program={_target_:hostile.BusyOnOneSkill,skill:telecom_change_plan}",
+                f"hydra.run.dir={run}", f"store.root={tmp_path / 'store'}", env=programs)
+    wait_for(lambda: rows_written(run) == 1, what="the first conversation's row")
+    time.sleep(1.0)  # the second conversation is spinning now
+    return job, run
+
+
 def _terminate(job: subprocess.Popen[str], *, kill_after_s: float | None = None) -> tuple[str, float]:
     """SIGTERM to a running job (and SIGKILL ``kill_after_s`` later, as a scheduler's KillWait does); its stderr and
     the seconds from SIGTERM to its end. The job is killed if it outlives the test."""
@@ -190,11 +200,7 @@ def _terminate(job: subprocess.Popen[str], *, kill_after_s: float | None = None)
 def test_sigterm_ends_a_run_within_seconds_while_a_program_blocks_the_event_loop(
     tmp_path: Path, programs: dict[str, str]
 ) -> None:
-    run = tmp_path / "run"
-    job = start(tmp_path, *TWO_SKILLS, "agent.program={_target_:hostile.BusyOnOneSkill,skill:telecom_change_plan}",
-                f"hydra.run.dir={run}", f"store.root={tmp_path / 'store'}", env=programs)
-    wait_for(lambda: rows_written(run) == 1, what="the first conversation's row")
-    time.sleep(1.0)  # the second conversation is spinning now
+    job, run = _spinning(tmp_path, programs)
     stderr, took = _terminate(job)
     assert job.returncode == 143, stderr[-3000:]
     assert took < 20, took  # the grace period (5 s) and the process's own exit
@@ -208,11 +214,7 @@ def test_sigkill_soon_after_sigterm_still_finds_the_job_marked_stopped_with_its_
 ) -> None:
     # A scheduler's SIGKILL follows SIGTERM after KillWait (SLURM: 30 s by default, less on some clusters), maybe
     # before the job has unwound: the marker is written as SIGTERM arrives, so the folder still says "stopped".
-    run = tmp_path / "run"
-    job = start(tmp_path, *TWO_SKILLS, "agent.program={_target_:hostile.BusyOnOneSkill,skill:telecom_change_plan}",
-                f"hydra.run.dir={run}", f"store.root={tmp_path / 'store'}", env=programs)
-    wait_for(lambda: rows_written(run) == 1, what="the first conversation's row")
-    time.sleep(1.0)  # the second conversation is spinning: the job cannot unwind before SIGKILL
+    job, run = _spinning(tmp_path, programs)  # the job cannot unwind before SIGKILL
     _terminate(job, kill_after_s=1.0)
     assert job.returncode == -signal.SIGKILL
     marker = json.loads((run / "interrupted.json").read_text())
