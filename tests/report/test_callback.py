@@ -93,7 +93,7 @@ def test_callback_never_raises(tmp_path: Path, caplog: pytest.LogCaptureFixture)
     callback = ReportCallback(formats=["json"])
     callback.on_multirun_start(config)
     callback.on_multirun_end(config)  # no jobs: logged, not raised
-    assert "Rebuild it with: skillbench report" in caplog.text
+    assert "Build it with: skillbench report" in caplog.text
     ReportCallback(enabled=False).on_multirun_end(config)
     ReportCallback().on_run_end(config)  # single runs are off by default
 
