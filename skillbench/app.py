@@ -161,7 +161,6 @@ class _JobStart:
     sweep: SweepPosition | None
     _marker_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _marker_final: bool = field(default=False, repr=False)
-    _marker_early: bool = field(default=False, repr=False)
 
     def start(self) -> Any:
         """The rest of this run of the sweep, whose spend counts against the budget (None without a budget), or
@@ -183,7 +182,6 @@ class _JobStart:
         with self._marker_lock:
             if not self._marker_final:
                 _keep_stopped(self.job_dir, INTERRUPTED_FILE, {"reason": "terminated", "signal": "SIGTERM"})
-                self._marker_early = True
 
     def _sealed(self, outcome: Callable[[], JobSummary]) -> JobSummary:
         """``outcome()``, after which SIGTERM's early marker is no longer written, and is taken back unless the job
@@ -197,7 +195,7 @@ class _JobStart:
         finally:
             with self._marker_lock:
                 self._marker_final = True
-                if self._marker_early and not stopped:
+                if not stopped:  # a marker here is SIGTERM's early one: the job's start removed any older marker
                     (self.job_dir / INTERRUPTED_FILE).unlink(missing_ok=True)
 
     def forced_exit(self) -> None:
