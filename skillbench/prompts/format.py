@@ -175,10 +175,6 @@ def _items(text: str) -> list[str]:
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
-def is_step_line(line: str) -> bool:
-    return bool(_STEP.match(line))
-
-
 def sections(text: str, marker: str = HEADING) -> dict[str, str]:
     """A prompt split on its headings: heading → body (first occurrence wins)."""
     found: dict[str, str] = {}
