@@ -58,7 +58,6 @@ from typing import Any
 from skillbench.models.limit_scope import LimitScope
 from skillbench.models.limit_share import (
     OWN_LEASE_S,
-    SYNC_ALONE_S,
     SYNC_S,
     Ask,
     Grant,
@@ -658,8 +657,8 @@ class EndpointLimiter:
             lease.soon.set()
 
     async def _keep_lease(self, lease: _Lease) -> None:
-        """Renew the share every SYNC_S while calls are in flight or waiting (SYNC_ALONE_S while no other process
-        shares the scope; at once when asked), the file work in a thread; give the share back once idle."""
+        """Renew the share every SYNC_S while calls are in flight or waiting (at once when asked), the file work in
+        a thread; give the share back once idle."""
         while True:
             wait = lease.last_sync + _MIN_SYNC_GAP_S - time.monotonic()
             if wait > 0:
@@ -688,7 +687,7 @@ class EndpointLimiter:
             assert lease.soon is not None
             lease.soon.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(lease.soon.wait(), SYNC_S if grant.members > 1 else SYNC_ALONE_S)
+                await asyncio.wait_for(lease.soon.wait(), SYNC_S)
 
     def _apply(self, lease: _Lease, grant: Grant) -> None:
         now = time.monotonic()
