@@ -52,8 +52,8 @@ log = logging.getLogger(__name__)
 LIMITS_DIR = ".limits"  # in the store: one lease file per limit scope (and its .lock)
 FORMAT = 2  # the lease file's format (older limiter files are ignored and replaced)
 # Renewal period while a process has calls in flight or waiting, alone or not: a process alone learns of a newcomer
-# only at its next renewal and paces the whole rate until then, so this bounds the overlap (at 1 s, two processes on a
-# 10 requests/s limit drew up to 5 429s of 64 in tests/models/test_limit_sharing.py).
+# only at its next renewal and paces the whole rate until then, so this bounds the overlap (a newcomer starts with an
+# empty bucket, so the overlap is at most SYNC_S of the rate).
 SYNC_S = 0.25
 OWN_LEASE_S = 2.0  # a share not renewed for this long is not used any more by its own process
 LEASE_S = 5.0  # an entry not renewed for this long is dropped by the others

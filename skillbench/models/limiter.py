@@ -479,14 +479,18 @@ class EndpointLimiter:
         if req_rate:
             cap = max(1.0, req_rate)
             have = self._req_level
-            if have is None:  # less the requests the provider counted before its rate was known
-                have, self._req_debt = (max(0.0, cap - self._req_debt) if start_full else 0.0), 0
-            self._req_level = min(cap, have + elapsed * req_rate)
+            if have is None:  # created now, less the requests the provider counted before its rate was known
+                self._req_level = max(0.0, cap - self._req_debt) if start_full else 0.0
+                self._req_debt = 0
+            else:  # (a new bucket is not refilled: the time since the last refill predates it)
+                self._req_level = min(cap, have + elapsed * req_rate)
         if tok_rate:
             have = self._tok_level
             if have is None:
-                have, self._tok_debt = (max(0.0, tok_rate - self._tok_debt) if start_full else 0.0), 0
-            self._tok_level = min(tok_rate, have + elapsed * tok_rate)
+                self._tok_level = max(0.0, tok_rate - self._tok_debt) if start_full else 0.0
+                self._tok_debt = 0
+            else:
+                self._tok_level = min(tok_rate, have + elapsed * tok_rate)
 
     def _take(self, tokens: int) -> None:
         if self._turn_now is not None:  # admitted in its turn: the turns pace it, not the bucket

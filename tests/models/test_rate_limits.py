@@ -143,6 +143,25 @@ async def test_aimd_grows_while_calls_wait_halves_once_per_round_and_keeps_to_th
     assert fixed.limit == 8
 
 
+async def test_a_rate_stated_in_a_reply_starts_a_bucket_with_what_the_provider_has_left() -> None:
+    # Two calls go out before any rate is known (the provider counts them); the first reply states 600/min. The
+    # bucket starts with one second's worth (at RATE_MARGIN) less those two, however long the limiter existed
+    # before: a new bucket once counted the time since the limiter was made as refill and started full, and a
+    # process alone against a 10 requests/s provider drew a 429 in its first second (two processes, several).
+    limiter = EndpointLimiter("x", LimitSettings(ceiling=64, adaptive=False))
+    await asyncio.sleep(0.2)
+    first, _second = await limiter.acquire(), await limiter.acquire()
+    limiter.release(first, "ok", 0.05, Hints(requests_per_minute=600))
+    started = 0
+    while True:
+        try:
+            await asyncio.wait_for(limiter.acquire(), 0.01)
+        except TimeoutError:
+            break
+        started += 1
+    assert started in (7, 8), started  # floor(10 × 0.97 − 2); 8 if the machine stalled 30 ms; 9 from a full bucket
+
+
 def _worker(base_url: str, shared: str, calls: int) -> None:
     cfg = _agent(base_url, "agent.concurrency=2", "agent.adaptive_concurrency=false")
     client = ClientPool(shared_dir=Path(shared)).client(cfg, role="agent")
