@@ -184,7 +184,8 @@ def main() -> None:
         # answered and the most in flight at once (a client's concurrency as the server saw it)
         print(json.dumps({name: {"accepted": limit.accepted, "refused": limit.refused}
                           for name, limit in limits.items()}), flush=True)
-        print(json.dumps({"requests": len(server.requests), "peak_in_flight": server.peak_in_flight}), flush=True)
+        print(json.dumps({"requests": len(server.requests), "peak_in_flight": server.peak_in_flight,
+                          "mean_in_flight": round(server.mean_in_flight, 1)}), flush=True)
         os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)

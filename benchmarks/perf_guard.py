@@ -13,7 +13,8 @@ benchmarks/load_stub.py at 100 ms, ``--concurrency`` everywhere), then the reque
 bare ``litellm.acompletion`` at the same concurrency (this tree's ``replay_bare``; bare litellm is the same in
 every column). Printed per tree: CPU seconds per conversation (the job's own process CPU, start-up excluded),
 conversations per hour, the most requests in flight the stub saw (the limiter's concurrency, ceiling
-``--concurrency``), and engine ÷ bare litellm (bare CPU per call ÷ the engine's: 1.0 = no overhead); then this
+``--concurrency``) and their time-weighted mean from the first request to the last answer, and engine ÷ bare
+litellm (bare CPU per call ÷ the engine's: 1.0 = no overhead); then this
 tree ÷ each other tree's CPU per conversation in the same round. Figures from a local stub, not a provider; not a
 test: nothing here asserts.
 """
@@ -68,6 +69,7 @@ class Run:
     tree: str
     engine: Measured
     peak_in_flight: int
+    mean_in_flight: float  # time-weighted, first request to last answer: what it keeps in flight, not its first burst
     bare: Measured
     load: float
 
@@ -108,7 +110,8 @@ def measure(tree: Path, label: str, conversations: int, concurrency: int, latenc
                                        base=bare_stub.base_url, conversations=conversations), str(REPO))
         finally:
             bare_stub.close()
-    return Run(label, Measured(**engine), int(seen.get("peak_in_flight", 0)), Measured(**bare), load)
+    return Run(label, Measured(**engine), int(seen.get("peak_in_flight", 0)), float(seen.get("mean_in_flight", 0.0)),
+               Measured(**bare), load)
 
 
 def export(commit: str, into: Path) -> Path:
@@ -121,14 +124,15 @@ def export(commit: str, into: Path) -> Path:
 
 
 def report(runs: list[Run], trees: list[str], rounds: int) -> None:
-    print("| tree | CPU s per conversation | conversations/hour | peak requests in flight | engine ÷ bare litellm "
-          "(CPU per call) | load (1-min) |")
-    print("|---|---|---|---|---|---|")
+    print("| tree | CPU s per conversation | conversations/hour | peak requests in flight | mean requests in flight "
+          "| engine ÷ bare litellm (CPU per call) | load (1-min) |")
+    print("|---|---|---|---|---|---|---|")
     for tree in trees:
         mine = [run for run in runs if run.tree == tree]
         print(f"| {tree} | {spread([r.cpu_per_conversation for r in mine], '{:.3f}')} "
               f"| {spread([r.engine.conversations_per_hour for r in mine], '{:,.0f}')} "
               f"| {spread([float(r.peak_in_flight) for r in mine], '{:.0f}')} "
+              f"| {spread([r.mean_in_flight for r in mine], '{:.1f}')} "
               f"| {spread([r.engine_over_bare for r in mine], '{:.2f}')} "
               f"| {spread([r.load for r in mine], '{:.1f}')} |")
     print()
@@ -165,7 +169,8 @@ def main() -> None:
             for label, tree in trees:
                 run = measure(tree, label, options.conversations, options.concurrency, options.latency_ms)
                 print(f"round {index + 1}: {label}: {run.cpu_per_conversation:.3f} CPU s/conversation, peak "
-                      f"{run.peak_in_flight} in flight, engine/bare {run.engine_over_bare:.2f}, load {run.load:.1f}",
+                      f"{run.peak_in_flight} in flight (mean {run.mean_in_flight:.1f}), "
+                      f"engine/bare {run.engine_over_bare:.2f}, load {run.load:.1f}",
                       file=sys.stderr, flush=True)
                 runs.append(run)
     print(f"started {started}; stub latency {options.latency_ms:.0f} ms; concurrency {options.concurrency}\n")

@@ -28,7 +28,7 @@ from skillbench.core.faults import exit_code, install_sigterm, stop_word, wait_f
 from skillbench.core.money import usd
 from skillbench.engine.budget import SWEEP_RUN_ENV
 from skillbench.plan.outcome import continue_hint, sweep_outcome
-from skillbench.report.callback import ReportCallback, build_command, report_written
+from skillbench.report.callback import ReportCallback, build_command, one_line, report_failure, report_written
 from skillbench.store.finished import move_aside, refusal, run_conflict, sweep_conflict
 from skillbench.store.ownership import FolderBusy, FolderClaim, claim
 
@@ -223,8 +223,13 @@ class PlanCallback(Callback):
             report = ("the report above covers the finished jobs" if report_written(sweep_dir) else
                       f"build the report over the finished jobs with: {build_command(sweep_dir)}")
             _say(f"skillbench: budget reached; finished work is kept ({report}). {continue_hint(budget=True)}")
-        if outcome.exit_code:
-            sys.exit(outcome.exit_code)
+        failure = report_failure(sweep_dir)
+        if failure is not None:  # the jobs' results are kept; the sweep did not end as asked all the same
+            _say(f"skillbench: the sweep's report was not built ({one_line(failure)}); the jobs' results are kept. "
+                 f"Fix it, then build the report with: {build_command(sweep_dir)}")
+        code = outcome.exit_code or (0 if failure is None else 2 if isinstance(failure, SkillbenchError) else 1)
+        if code:
+            sys.exit(code)
 
     def _check(self, master: DictConfig) -> list[PlannedJob] | None:
         """The preflight and the dry run; the planned jobs (None when the preflight is off)."""

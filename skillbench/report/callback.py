@@ -100,8 +100,10 @@ class ReportCallback(Callback):
             )
         except Exception as exc:
             log.error("report for %s failed: %s. Build it with: %s", folder, one_line(exc), build_command(folder))
+            _FAILED[str(folder)] = exc
             return False
         _WRITTEN[str(folder)] = True
+        _FAILED.pop(str(folder), None)
         missing = [c for c in report.cells if c.status in {"missing", "unfinished", "unreadable"}]
         log.info(
             "report written to %s in %.1f s (%d finished job(s)%s)",
@@ -116,13 +118,20 @@ class ReportCallback(Callback):
         return True
 
 
-# Sweep folder -> whether this process wrote its report at the sweep's end (the end's last lines say so, or not).
+# Sweep folder -> whether this process wrote its report at the sweep's end (the end's last lines say so, or not),
+# and what kept it from being written (the sweep's exit code says so: a sweep whose report failed did not end well).
 _WRITTEN: dict[str, bool] = {}
+_FAILED: dict[str, Exception] = {}
 
 
 def report_written(folder: Path) -> bool:
     """Whether this process wrote ``folder``'s report at the sweep's end."""
     return _WRITTEN.get(str(folder), False)
+
+
+def report_failure(folder: Path) -> Exception | None:
+    """What kept this process from writing ``folder``'s report at the sweep's end (None: written, or not due)."""
+    return _FAILED.get(str(folder))
 
 
 def build_command(folder: Path) -> str:

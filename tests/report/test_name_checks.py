@@ -81,6 +81,23 @@ def test_a_run_or_sweep_with_an_impossible_panel_exits_2_writing_nothing(tmp_pat
     assert not [path for path in tmp_path.rglob("*") if path.is_file()]
 
 
+def test_a_sweep_without_its_preflight_keeps_its_results_and_exits_2_when_its_report_refuses_a_name(
+        tmp_path: Path) -> None:
+    # Without the preflight no job knows the sweep's other judges, so the report at the sweep's end is the first to
+    # see the unknown member. The jobs' results are kept; the sweep ends with the report's refusal and exit 2 (it
+    # once ended 0, its report missing, with the refusal only in Hydra's log line above the summary).
+    sweep = tmp_path / "sweep"
+    result = _skillbench(tmp_path, "agent=sim_careful", "benchmark=smoke", "benchmark.limit=1", "run.preflight=false",
+                         "judge=sim_balanced,sim_strict", "pass_rule.panel=majority",
+                         "pass_rule.panel_judges=[sim_balanced,sim_strict,nosuch]", f"store.root={tmp_path / 'store'}",
+                         f"hydra.sweep.dir={sweep}", "-m")
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("skillbench: the sweep's report was not built (ReportError: pass_rule.panel_judges: "
+                           "unknown judge 'nosuch'") and last.endswith(f"build the report with: skillbench report {sweep}")
+    assert len(list(sweep.glob("*/summary.json"))) == 2 and not (sweep / "report").exists()
+
+
 @pytest.mark.parametrize(
     ("overrides", "named"),
     [

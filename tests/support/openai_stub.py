@@ -254,6 +254,9 @@ class StubServer:
         self.headers: list[dict[str, str]] = []
         self.in_flight = 0  # POSTs being answered now, and the most at once (a client's concurrency limit, seen here)
         self.peak_in_flight = 0
+        # Requests in flight × seconds, from the first request to the latest answer: the mean in flight (a client
+        # that lets every call out at once at the start shows a high peak whatever it keeps in flight after).
+        self._in_flight_s, self._first_at, self._changed_at = 0.0, 0.0, 0.0
         self._lock = threading.Lock()
         stub = self
 
@@ -267,13 +270,13 @@ class StubServer:
 
             def do_POST(self) -> None:
                 with stub._lock:
-                    stub.in_flight += 1
+                    stub._count_in_flight(+1)
                     stub.peak_in_flight = max(stub.peak_in_flight, stub.in_flight)
                 try:
                     self._answer()
                 finally:
                     with stub._lock:
-                        stub.in_flight -= 1
+                        stub._count_in_flight(-1)
 
             def _answer(self) -> None:
                 received = time.time()
@@ -339,6 +342,21 @@ class StubServer:
         self._server = StubHTTPServer(("127.0.0.1", port), Handler)
         self.port = self._server.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
+
+    def _count_in_flight(self, change: int) -> None:
+        now = time.monotonic()
+        if not self._first_at:
+            self._first_at = now
+        else:
+            self._in_flight_s += self.in_flight * (now - self._changed_at)
+        self._changed_at = now
+        self.in_flight += change
+
+    @property
+    def mean_in_flight(self) -> float:
+        """Requests in flight on average, from the first request to the latest answer."""
+        span = self._changed_at - self._first_at
+        return self._in_flight_s / span if span > 0 else float(self.in_flight)
 
     def start(self) -> None:
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
