@@ -52,7 +52,7 @@ def main() -> None:
 
     from skillbench.config.schema import ModelConfig
     from skillbench.engine.job import run_job
-    from skillbench.plan.estimate import token_prices
+    from skillbench.models.prices import token_prices
 
     prices = token_prices(ModelConfig(name="price", model=args.price_as))
     if prices is None:

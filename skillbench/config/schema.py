@@ -32,6 +32,11 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# Flat prices a model config may give litellm in its params (``+agent.params.input_cost_per_token=3e-06``): litellm
+# bills every call with them (its custom pricing); the estimate and the budget use them too (models/prices.py).
+CUSTOM_PRICE_PARAMS = ("input_cost_per_token", "output_cost_per_token")
+
+
 class ModelConfig(Strict):
     """One model endpoint reached through litellm."""
 
@@ -76,6 +81,21 @@ class ModelConfig(Strict):
     gpu_usd_per_hour: float | None = Field(
         None, ge=0, description="Self-hosted only: what the server's GPUs cost per hour, for the cost estimate."
     )
+
+    @field_validator("params")
+    @classmethod
+    def _prices_both_or_neither(cls, params: dict[str, JsonValue]) -> dict[str, JsonValue]:
+        """One custom price alone is refused: litellm would bill with custom pricing and the missing price as
+        unknown, while the estimate and the budget could not say what a call costs."""
+        given = {name: params.get(name) for name in CUSTOM_PRICE_PARAMS if params.get(name) is not None}
+        for name, value in given.items():
+            if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+                raise PydanticCustomError("custom_price", "{name} is a price in dollars per token, a number ≥ 0, not "
+                                          "{value}", {"name": name, "value": repr(value)})
+        if len(given) == 1:
+            [(name, _)] = given.items()
+            raise PydanticCustomError("custom_price", "{name} is given alone", {"name": name})
+        return params
 
     @property
     def max_tokens(self) -> int | None:

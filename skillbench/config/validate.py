@@ -111,6 +111,9 @@ def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, s
         if err["type"] == "extra_forbidden":
             fix = f"remove '{loc}' or correct its spelling (see the fields of {origin.file(group)})"
             fix = _known_field_hint(err, mock_model) or fix
+        elif err["type"] == "custom_price":  # config/schema.py ModelConfig: flat prices come in pairs
+            fix = (f"give both +{loc}.input_cost_per_token and +{loc}.output_cost_per_token (dollars per token, e.g. "
+                   "3e-06 and 1.5e-05), or neither to use litellm's price map")
         elif err["type"] == "missing":
             fix = f"add '{loc}' to {origin.file(group)} or pass {loc}=<value>"
         elif where == "on the command line":

@@ -33,6 +33,7 @@ from skillbench.models.limiter import (
 )
 from skillbench.models.litellm_setup import get_litellm, register_zero_cost
 from skillbench.models.plugins import ensure_provider
+from skillbench.models.prices import token_prices
 from skillbench.models.prompt_size import prompt_problem, prompt_tokens
 from skillbench.models.server_faults import describe_model_fault, model_fault
 from skillbench.models.server_props import ServerProps, endpoint_props
@@ -453,17 +454,8 @@ class ModelClient:
             return
         replies, reply_tokens = self._replies
         completion = round(reply_tokens / replies) if replies else 0
-        cost = 0.0
-        if not self.cfg.simulated:
-            params = self.cfg.params
-            custom = ({"input_cost_per_token": params["input_cost_per_token"],
-                       "output_cost_per_token": params.get("output_cost_per_token") or 0.0}
-                      if params.get("input_cost_per_token") is not None else None)
-            try:
-                cost = sum(self._litellm.cost_per_token(model=self.cfg.model, prompt_tokens=prompt,
-                                                        completion_tokens=completion, custom_cost_per_token=custom))
-            except Exception:  # a model litellm cannot price counts $0, as its answered calls do
-                cost = 0.0
+        prices = token_prices(self.cfg)  # None: litellm cannot price it, and counts its answered calls $0 too
+        cost = prices.price(prompt, completion) if prices is not None else 0.0
         self._observe(Usage(abandoned_calls=1, prompt_tokens=prompt, completion_tokens=completion, cost_usd=cost))
 
     def _observe(self, usage: Usage) -> None:

@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 import operator
 from collections import defaultdict
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -21,7 +20,7 @@ from skillbench.core.money import usd
 from skillbench.engine.results import role_simulated
 from skillbench.models.limit_scope import limit_scope
 from skillbench.models.limit_share import LIMITS_DIR, stated_limits
-from skillbench.models.litellm_setup import price_map
+from skillbench.models.prices import TokenPrices, token_prices
 from skillbench.plan.sweep import PlannedJob
 from skillbench.store import content_hash, result_settings
 
@@ -95,50 +94,10 @@ class RunEstimate(BaseModel):
         return sum(line.calls for line in self.models)
 
 
-class TokenPrices(NamedTuple):
-    """Dollars per token, as litellm's price map lists them."""
-
-    prompt: float
-    cached_prompt: float  # a prompt token read from the provider's cache (the prompt price when none is listed)
-    completion: float
-
-    def cost(self, profile: RoleProfile, calls: float) -> float:
-        prompt = calls * profile.prompt_tokens
-        return (prompt * (1 - profile.cached_share) * self.prompt + prompt * profile.cached_share * self.cached_prompt
-                + calls * profile.completion_tokens * self.completion)
-
-
-FREE = TokenPrices(0.0, 0.0, 0.0)
-
-
-# Flat prices a model config may give litellm (``+agent.params.input_cost_per_token=3e-06``): litellm bills every
-# call with them (its custom pricing), so the estimate and the budget use them too.
-CUSTOM_PRICE_PARAMS = ("input_cost_per_token", "output_cost_per_token")
-
-
-def token_prices(model: ModelConfig) -> TokenPrices | None:
-    """Dollars per prompt, cached prompt and completion token as litellm bills them: the model's own
-    ``params.input_cost_per_token``/``output_cost_per_token`` when it sets both, else litellm's price map; a
-    self-hosted model the map does not know costs $0 per token; None: unknown price (litellm counts it as $0)."""
-    if model.simulated:
-        return FREE
-    given = [model.params.get(name) for name in CUSTOM_PRICE_PARAMS]
-    if all(isinstance(value, int | float) and not isinstance(value, bool) for value in given):
-        return _prices(model.params)
-    cost_map = price_map()
-    for name in (model.model, model.model.split("/", 1)[-1]):
-        info = cost_map.get(name)
-        if info:
-            return _prices(info)
-    return FREE if model.api_base is not None else None
-
-
-def _prices(info: Mapping[str, Any]) -> TokenPrices:
-    """Prices under litellm's key names (a price-map entry, or a model's params); cached prompt tokens at the
-    prompt rate when no cached rate is given."""
-    prompt = float(info.get("input_cost_per_token") or 0.0)
-    cached = info.get("cache_read_input_token_cost")
-    return TokenPrices(prompt, prompt if cached is None else float(cached), float(info.get("output_cost_per_token") or 0.0))
+def _role_cost(prices: TokenPrices, profile: RoleProfile, calls: float) -> float:
+    """Dollars for ``calls`` calls of one role's profile (its share of prompt tokens read from the cache)."""
+    prompt = calls * profile.prompt_tokens
+    return prices.price(prompt, calls * profile.completion_tokens, cached_tokens=prompt * profile.cached_share)
 
 
 def _summaries(outputs: Path) -> list[dict[str, Any]]:
@@ -244,8 +203,8 @@ def estimate_run(jobs: list[PlannedJob], outputs: Path = Path("outputs")) -> Run
             if prices is None:
                 unpriced.add(model.model)
             else:
-                job_cost += prices.cost(profile, n)
-                line["cost"] += prices.cost(profile, n)
+                job_cost += _role_cost(prices, profile, n)
+                line["cost"] += _role_cost(prices, profile, n)
         estimates.append(JobEstimate(
             overrides=job.overrides, label=f"agent={cfg.agent.name} judge={cfg.judge.name}",
             conversations=conversations, new_conversations=conversations if new_rollouts else 0,

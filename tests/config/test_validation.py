@@ -90,3 +90,27 @@ def test_every_role_takes_an_ad_hoc_model_user_sim_included() -> None:
     assert cfg.user_sim.stop_marker == "###STOP###"
     with pytest.raises(ConfigError, match=r"user_sim\.model"):
         compose_config("user_sim=custom")
+
+
+@pytest.mark.parametrize(("overrides", "said"), [
+    (["+judge.params.input_cost_per_token=3e-06"], "at 'judge.params': input_cost_per_token is given alone"),
+    (["+user_sim.params.output_cost_per_token=1.5e-05"], "at 'user_sim.params': output_cost_per_token is given alone"),
+    (["+agent.params.input_cost_per_token=cheap", "+agent.params.output_cost_per_token=1e-06"],
+     "input_cost_per_token is a price in dollars per token, a number ≥ 0, not 'cheap'"),
+    (["+agent.params.input_cost_per_token=-1e-06", "+agent.params.output_cost_per_token=1e-06"], "not -1e-06"),
+])
+def test_flat_prices_come_in_pairs_of_numbers(overrides: list[str], said: str) -> None:
+    # One price alone: litellm would bill with custom pricing and the other price unknown, while the estimate, the
+    # budget and the abandoned calls' count (models/prices.py, their one owner) could not say what a call costs.
+    message = check(*overrides)
+    assert said in message and "Fix: give both +" in message and "or neither to use litellm's price map" in message
+
+
+def test_a_pair_of_flat_prices_prices_the_estimate_and_abandoned_calls_alike() -> None:
+    from skillbench.models.prices import TokenPrices, token_prices
+
+    cfg = compose_config("agent=qwen3_5_9b", "+agent.params.input_cost_per_token=3e-06",
+                         "+agent.params.output_cost_per_token=1.5e-05").agent
+    assert token_prices(cfg) == TokenPrices(3e-06, 3e-06, 1.5e-05)
+    assert token_prices(cfg).price(1000, 100) == pytest.approx(0.0045)  # type: ignore[union-attr]
+    assert token_prices(compose_config("agent=qwen3_5_9b").agent) == TokenPrices(0.0, 0.0, 0.0)  # self-hosted: $0
