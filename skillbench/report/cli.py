@@ -86,8 +86,8 @@ def report_main(argv: list[str]) -> int:
         seed=args.seed,
         transcripts=not args.no_transcripts,
     )
-    if not args.quiet:
-        print(markdown(report))
+    if not args.quiet:  # report.md is what the terminal shows: read back, not built again
+        print(written["markdown"].read_text(encoding="utf-8") if "markdown" in written else markdown(report))
     out = next(iter(written.values())).parent if written else args.out
     print(f"Report written to {out} ({', '.join(written)}) in {time.perf_counter() - start:.1f} s.")
     from skillbench.report.build import ReportContext
@@ -189,8 +189,8 @@ def rescore_main(argv: list[str]) -> int:
     written = write_report(
         report, frame, rescored + panels, out, formats=args.formats, transcripts=not args.no_transcripts
     )
-    if not args.quiet:
-        print(markdown(report))
+    if not args.quiet:  # report.md is what the terminal shows: read back, not built again
+        print(written["markdown"].read_text(encoding="utf-8") if "markdown" in written else markdown(report))
     print(
         f"Rescored jobs in {out / RESCORED_JOBS_DIR}; report in {out} ({', '.join(written)}) "
         f"in {time.perf_counter() - start:.1f} s. No model calls were made."
