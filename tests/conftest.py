@@ -37,6 +37,16 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_ModuleRecorder(config.stash[COLLECTED_MODULES]), "skillbench-module-recorder")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Tests run in parallel workers (pytest-xdist, `-n auto --dist loadgroup` in pyproject.toml). The real-SLURM tests
+    # share one cluster (a session fixture) and the real-server tests each start a CPU-bound llama.cpp server: each
+    # family runs in one worker, one test after the other.
+    for item in items:
+        for family in ("slurm", "realserver"):
+            if item.get_closest_marker(family):
+                item.add_marker(pytest.mark.xdist_group(family))
+
+
 def compose_config(*overrides: str):
     """The validated RunConfig for these overrides, composed from the packaged Hydra config."""
     from hydra import compose, initialize_config_module

