@@ -4,6 +4,7 @@
     python benchmarks/fixed_costs.py --against 267c28b     # and that commit, run alternately with this tree
     python benchmarks/fixed_costs.py --against 3ba7b92 --against 267c28b   # several
     python benchmarks/fixed_costs.py --against 267c28b --rounds 2 --skip-sweep
+    python benchmarks/fixed_costs.py --against 3ba7b92 --seeds 5   # the cached sweep 3 × 3 × 5 seeds: 45 jobs
 
 Per tree, in its own interpreter (``PYTHONPATH`` = the tree; an earlier commit is exported with ``git archive``):
 
@@ -12,7 +13,8 @@ Per tree, in its own interpreter (``PYTHONPATH`` = the tree; an earlier commit i
 - ``scenario_tokens`` per scenario (the prompt-size check: now the preflight's, once per selection; the job
   repeated it before),
 - the fully cached 3 × 3 simulated sweep (``benchmarks/perf.py`` ``SIM_GRID``, the basic launcher, report
-  included): CPU s (user + sys, ``wait4``) after a first run filled the tree's own store.
+  included; ``--seeds N``: each point at N seeds, 9 N jobs): CPU s (user + sys, ``wait4``) after a first run
+  filled the tree's own store.
 
 CPU seconds are the process's own (``time.process_time`` / ``wait4``), so a busy machine inflates them less than
 wall time; the load average is printed with each round. Not a test: nothing here asserts.
@@ -104,10 +106,11 @@ def cpu_s(args: list[str], tree: Path) -> float:
     return float(result["cpu"])
 
 
-def cached_sweep(tree: Path, work: Path, name: str, round_: int) -> float:
-    """CPU s of the fully cached 3 × 3 sweep in ``tree`` (its own store, filled by a first run)."""
+def cached_sweep(tree: Path, work: Path, name: str, round_: int, seeds: int = 1) -> float:
+    """CPU s of the fully cached 3 × 3 sweep (× ``seeds`` seeds) in ``tree`` (its own store, filled by a first run)."""
     store = work / f"{name}_store"
-    args = [sys.executable, "-m", "skillbench", *SIM_GRID, f"store.root={store}"]
+    seed = [f"run.seed={','.join(map(str, range(seeds)))}"] if seeds > 1 else []
+    args = [sys.executable, "-m", "skillbench", *SIM_GRID, *seed, f"store.root={store}"]
     if not store.exists():
         cpu_s([*args, f"hydra.sweep.dir={work / f'{name}_first'}", "-m"], tree)
     return cpu_s([*args, f"hydra.sweep.dir={work / f'{name}_cached{round_}'}", "-m"], tree)
@@ -123,6 +126,7 @@ def main() -> None:
                         help="an earlier commit, measured alternately with this tree (repeatable)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--skip-sweep", action="store_true", help="only the per-scenario and per-row costs")
+    parser.add_argument("--seeds", type=int, default=1, help="seeds per point of the cached sweep (9 × seeds jobs)")
     args = parser.parse_args()
     rows: list[tuple[str, ...]] = []
     with tempfile.TemporaryDirectory(prefix="skillbench-fixed-") as tmp:
@@ -133,14 +137,14 @@ def main() -> None:
             for name, tree in trees.items():
                 started = load()
                 costs = key_costs(tree)
-                sweep = (f"{cached_sweep(tree, work, name.replace(' ', '_'), round_):.2f}"
+                sweep = (f"{cached_sweep(tree, work, name.replace(' ', '_'), round_, args.seeds):.2f}"
                          if not args.skip_sweep else "—")
                 rows.append((name, str(round_ + 1), f"{costs['rollout_key_ms']:.3f}", f"{costs['verdict_key_ms']:.3f}",
                              "—" if costs["scenario_tokens_ms"] is None else f"{costs['scenario_tokens_ms']:.3f}",
                              sweep, f"{started} → {load()}"))
                 print(" | ".join(rows[-1]), file=sys.stderr, flush=True)
     header = ("tree", "round", "rollout key ms/scenario", "verdict key ms/row", "scenario_tokens ms/scenario",
-              "cached 3×3 sweep CPU s", "load 1/5/15 min")
+              f"cached 3×3{f'×{args.seeds}' if args.seeds > 1 else ''} sweep CPU s", "load 1/5/15 min")
     width = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, tuple("-" * w for w in width), *rows]:
         print(" | ".join(cell.ljust(w) for cell, w in zip(row, width, strict=True)))

@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+# Before any test module imports litellm itself (tests/models/test_abandoned_calls.py does, at collection): without
+# it litellm fetches its price map from GitHub at import. The product sets it in models/litellm_setup.py.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 from tests.support.collection import COLLECTED_MODULES
 from tests.support.toy_domain import (  # fixtures of the toy domain, used across folders
     make_toy,

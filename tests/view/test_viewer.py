@@ -99,7 +99,10 @@ class Pane:
 
     def __init__(self, command: list[str], cwd: Path) -> None:
         self.socket, self.name = f"sbview-{uuid.uuid4().hex[:8]}", "view"
-        env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}", "TERM": "xterm-256color"}
+        # The terminal's size is tmux's 200 × 50, never a COLUMNS/LINES this process was given (pytest-xdist's
+        # workers set 80 × 24, and a terminal app reads those first).
+        env = {**{name: value for name, value in os.environ.items() if name not in ("COLUMNS", "LINES")},
+               "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}", "TERM": "xterm-256color"}
         shell = " ".join(subprocess.list2cmdline([part]) for part in command) + "; echo EXIT=$?; sleep 60"
         subprocess.run(["tmux", "-L", self.socket, "new-session", "-d", "-s", self.name, "-x", "200", "-y", "50", "-c",
                         str(cwd), shell], check=True, env=env)
