@@ -130,14 +130,16 @@ def _resolved(node: DictConfig | ListConfig) -> Any:
     return out
 
 
-def config_credentials(cfg: DictConfig) -> list[str]:
+def config_credentials(cfg: DictConfig, resolved: Any = None) -> list[str]:
     """Dotted paths of a composed config (the ``hydra`` node included) holding a credential, found as written
     (a credential's name, a known key format, an override string, ``${oc.env:...}`` of a credential's variable)
     and as resolved (an interpolated value in a known key format). The one check of every path that writes,
     prints or echoes a composed config: the run's preflight, ``validate_config`` and the command line's
-    printing flags (``skillbench/plan/secret_guard.py``)."""
+    printing flags (``skillbench/plan/secret_guard.py``). ``resolved``: ``cfg`` already resolved whole as plain
+    containers, when the caller has it (resolving it again node by node was most of a job's config check)."""
     written = OmegaConf.to_container(cfg, resolve=False)
-    found = [*find_credentials(written), *_env_credentials(written), *find_credentials(_resolved(cfg))]
+    resolved = _resolved(cfg) if resolved is None else resolved
+    found = [*find_credentials(written), *_env_credentials(written), *find_credentials(resolved)]
     return list(dict.fromkeys(found))
 
 

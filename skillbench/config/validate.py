@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +26,22 @@ def _short(value: Any) -> str:
     return "[" + ",".join(map(str, value)) + "]" if isinstance(value, list) else str(value)
 
 
+@cache
+def _preset_rule(choice: str) -> PassRuleConfig | None:
+    """The packaged pass-rule preset ``choice`` (None: not one, or unreadable); read once per process."""
+    path = _CONF / "pass_rule" / f"{choice}.yaml"
+    try:
+        return PassRuleConfig.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))) if path.is_file() else None
+    except (OSError, yaml.YAMLError, ValidationError):
+        return None
+
+
 def label_changed_rule(cfg: RunConfig, choices: Mapping[str, str | None]) -> RunConfig:
     """A preset pass rule changed by overrides is labelled by what changed (``paper(min_guardrail_compliance=5)``), so
     no row, summary or report calls a changed rule by the preset's name. A rule renamed by the user keeps its name."""
     choice = choices.get("pass_rule")
-    path = _CONF / "pass_rule" / f"{choice}.yaml"
-    if not choice or not path.is_file():
-        return cfg
-    try:
-        preset = PassRuleConfig.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-    except (OSError, yaml.YAMLError, ValidationError):
+    preset = _preset_rule(str(choice)) if choice else None
+    if preset is None:
         return cfg
     if preset.name != cfg.pass_rule.name:
         return cfg
@@ -95,8 +102,8 @@ def validate_config(cfg: DictConfig | Mapping[str, Any], choices: Mapping[str, s
                else f"set it on the command line, e.g. {key}=<value>, or {where}")
         raise ConfigError(f"config error {where} at '{key}': {_first_line(exc)}. Fix: {fix}.") from None
     assert isinstance(data, dict)
+    credentials = config_credentials(cfg, resolved=data) if isinstance(cfg, DictConfig) else find_credentials(data)
     data.pop("hydra", None)
-    credentials = config_credentials(cfg) if isinstance(cfg, DictConfig) else find_credentials(data)
     if credentials:  # before anything could echo or store it (skillbench/config/secrets.py)
         raise ConfigError(secrets_refusal(credentials, "in the configuration"))
     try:
