@@ -1,29 +1,21 @@
 """End to end on a real offline sweep of the engine (simulated 3 × 3 grid), with the report callback
 (registered in conf/config.yaml, so a plain sweep writes the report).
 
-Takes ~15 s (nine engine jobs), so it runs only with SKILLBENCH_INTEGRATION=1; the synthetic-folder
-tests cover the same logic in the default suite.
+Takes ~15 s (nine engine jobs); part of the default suite, as every test is (it once ran only with
+SKILLBENCH_INTEGRATION=1, so CI never ran it).
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 from skillbench.engine.results import SUMMARY_FILE, JobSummary
 from skillbench.report import Report, diff_runs, load_jobs
 from skillbench.report.html import decode_transcripts
 from skillbench.report.rescore import rescore_jobs, resolve_rules
 from tests.support.nonempty import nonempty
-
-pytestmark = pytest.mark.skipif(
-    os.environ.get("SKILLBENCH_INTEGRATION") != "1",
-    reason="slow end-to-end sweep: set SKILLBENCH_INTEGRATION=1",
-)
 
 
 def test_report_of_a_real_sim_grid(tmp_path: Path) -> None:
