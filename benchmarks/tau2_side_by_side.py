@@ -26,11 +26,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before benchmarks.perf copies the environment
 
+from benchmarks.perf import measure as measure_process  # noqa: E402
 from benchmarks.perf_guard import measure  # noqa: E402
 from benchmarks.throughput import spread  # noqa: E402
 
@@ -57,14 +58,6 @@ while True:
     time.sleep(3600)
 """
 
-_MEASURE = """
-import json, os, subprocess, sys
-child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-_, status, usage = os.wait4(child.pid, 0)
-print(json.dumps({"cpu": usage.ru_utime + usage.ru_stime, "rc": os.waitstatus_to_exitcode(status)}))
-"""
-
-
 def tau2_cpu(tau2: str, tasks: int, trials: int, concurrency: int, latency_ms: float) -> tuple[float, int]:
     """CPU s of one ``tau2 run`` on a fresh stub, and the conversations it simulated."""
     stub = subprocess.Popen([sys.executable, "-c", _STUB.format(repo=str(REPO), latency=latency_ms / 1000)],
@@ -76,12 +69,7 @@ def tau2_cpu(tau2: str, tasks: int, trials: int, concurrency: int, latency_ms: f
             command = [tau2, "run", "--domain", "retail", "--agent-llm", "openai/stub", "--user-llm", "openai/stub",
                        "--agent-llm-args", llm_args, "--user-llm-args", llm_args, "--num-tasks", str(tasks),
                        "--num-trials", str(trials), "--max-concurrency", str(concurrency), "--results-dir", results]
-            env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-            done = subprocess.run([sys.executable, "-c", _MEASURE, *command], env=env, cwd=results, capture_output=True,
-                                  text=True, check=False, timeout=3600)
-            result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-            if result["rc"] != 0:
-                raise SystemExit(f"tau2 run exited {result['rc']}: {' '.join(command)}")
+            result = measure_process(command, Path(results))  # its own rusage (wait4); a failed run stops here
     finally:
         stub.terminate()
         stub.wait(timeout=30)
