@@ -85,7 +85,6 @@ class ReportCallback(Callback):
         if not self.enabled or folder is None:
             return False
         start = time.perf_counter()
-        _WRITTEN[str(folder)] = False
         try:
             # Inside the guard: a signal may cut this import (pandas, matplotlib), which can then not be redone here.
             from skillbench.report.write import make_report  # heavy imports only when a report is due
@@ -100,10 +99,9 @@ class ReportCallback(Callback):
             )
         except Exception as exc:
             log.error("report for %s failed: %s. Build it with: %s", folder, one_line(exc), build_command(folder))
-            _FAILED[str(folder)] = exc
+            _ENDS[str(folder)] = exc
             return False
-        _WRITTEN[str(folder)] = True
-        _FAILED.pop(str(folder), None)
+        _ENDS[str(folder)] = None
         missing = [c for c in report.cells if c.status in {"missing", "unfinished", "unreadable"}]
         log.info(
             "report written to %s in %.1f s (%d finished job(s)%s)",
@@ -118,20 +116,19 @@ class ReportCallback(Callback):
         return True
 
 
-# Sweep folder -> whether this process wrote its report at the sweep's end (the end's last lines say so, or not),
-# and what kept it from being written (the sweep's exit code says so: a sweep whose report failed did not end well).
-_WRITTEN: dict[str, bool] = {}
-_FAILED: dict[str, Exception] = {}
+# Sweep folder -> how this process's report of it ended: None written, else what kept it from being written (the end's
+# last lines and the sweep's exit code say so). A folder not in it: no report was due.
+_ENDS: dict[str, Exception | None] = {}
 
 
 def report_written(folder: Path) -> bool:
     """Whether this process wrote ``folder``'s report at the sweep's end."""
-    return _WRITTEN.get(str(folder), False)
+    return str(folder) in _ENDS and _ENDS[str(folder)] is None
 
 
 def report_failure(folder: Path) -> Exception | None:
     """What kept this process from writing ``folder``'s report at the sweep's end (None: written, or not due)."""
-    return _FAILED.get(str(folder))
+    return _ENDS.get(str(folder))
 
 
 def build_command(folder: Path) -> str:
